@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Loom needs to build and test, when missing.
+# Idempotent: does nothing when everything is present. Needs root for apt-get.
+set -euo pipefail
+pkgs=(build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
+      libuv1-dev libjansson-dev libssl-dev libcmocka-dev python3 python3-pytest)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, builds the dev and the
+# asan-ubsan presets, and runs every CTest test in both. The sanitizer run comes
+# last, so the output ends with CTest's summary line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+status=0
+for preset in dev asan-ubsan; do
+  echo "=== $preset: configure and build"
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset" -j "$jobs"
+done
+echo "=== dev: tests"
+ctest --preset dev -j "$jobs" || status=1
+echo "=== asan-ubsan: tests"
+ctest --preset asan-ubsan -j "$jobs" || status=1
+exit $status
