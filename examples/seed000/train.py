@@ -1,0 +1,1 @@
+../seed004/train_model.py
