@@ -1,0 +1,298 @@
+/*
+ * cli_format.c - column formats for squeue, sinfo and the other listings
+ * (CLI_SPEC §4.1, §4.2, §7.1, §7.2). See cli_format.h for the syntax.
+ *
+ * Invariant: a parsed loom_fmt_t has a non-NULL prefix and every item a
+ * non-NULL column and suffix, so rendering needs no checks.
+ */
+#include "cli/cli_format.h"
+
+#include "common/xalloc.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Slurm's -O default width. */
+#define FORMAT_LONG_WIDTH 20
+/* Widths beyond this are treated as this (keeps a typo from eating memory). */
+#define FORMAT_WIDTH_MAX 4096
+
+const loom_fmt_col_t *loom_fmt_col_by_letter(const loom_fmt_col_t *cols, size_t ncols, char c)
+{
+    for (size_t i = 0; i < ncols; i++)
+        if (cols[i].letter == c)
+            return &cols[i];
+    return NULL;
+}
+
+const loom_fmt_col_t *loom_fmt_col_by_name(const loom_fmt_col_t *cols, size_t ncols,
+                                           const char *name, size_t len)
+{
+    for (size_t i = 0; i < ncols; i++)
+        if (cols[i].name && strlen(cols[i].name) == len &&
+            strncasecmp(cols[i].name, name, len) == 0)
+            return &cols[i];
+    return NULL;
+}
+
+static void format_push(loom_fmt_t *f, const loom_fmt_col_t *col, int width, bool right, bool autow)
+{
+    if (f->n == f->cap) {
+        f->cap = f->cap ? f->cap * 2 : 8;
+        f->v = loom_xreallocarray(f->v, f->cap, sizeof(*f->v));
+    }
+    f->v[f->n++] = (loom_fmt_item_t){col, width, right, autow, NULL};
+}
+
+/* Where literal text goes: the last item's suffix, or the prefix. */
+static void format_take_text(loom_fmt_t *f, loom_sbuf_t *text)
+{
+    char *s = loom_sbuf_detach(text);
+    if (f->n == 0) {
+        free(f->prefix);
+        f->prefix = s;
+    } else {
+        free(f->v[f->n - 1].suffix);
+        f->v[f->n - 1].suffix = s;
+    }
+}
+
+/* Digits at *p as a width, capped. */
+static int format_width(const char **p)
+{
+    long w = 0;
+    while (isdigit((unsigned char)**p)) {
+        if (w < FORMAT_WIDTH_MAX)
+            w = w * 10 + (**p - '0');
+        (*p)++;
+    }
+    return w > FORMAT_WIDTH_MAX ? FORMAT_WIDTH_MAX : (int)w;
+}
+
+/* One "%..." field at p (just after the '%'); returns the text after it.
+ * Unknown fields become literal text in `text`. */
+static const char *format_field(const char *p, const loom_fmt_col_t *cols, size_t ncols,
+                                unsigned flags, loom_fmt_t *f, loom_sbuf_t *text, loom_strv_t *bad)
+{
+    const char *start = p;
+    bool right = false, autow = false;
+    if (*p == '.') {
+        right = true;
+        p++;
+    }
+    if (*p == '#' && (flags & LOOM_FMT_AUTO)) {
+        autow = true;
+        p++;
+    }
+    int width = format_width(&p);
+    const loom_fmt_col_t *col = *p ? loom_fmt_col_by_letter(cols, ncols, *p) : NULL;
+    if (!col) {
+        size_t n = *p ? (size_t)(p - start) + 1 : (size_t)(p - start);
+        if (bad && *p)
+            loom_strv_add(bad, (char[]){*p, '\0'});
+        loom_sbuf_addc(text, '%');
+        loom_sbuf_addn(text, start, n);
+        return start + n;
+    }
+    format_take_text(f, text);
+    format_push(f, col, width, right, autow);
+    return p + 1;
+}
+
+/* Establish the invariant: prefix and suffixes are never NULL. */
+static void format_defaults(loom_fmt_t *f)
+{
+    if (!f->prefix)
+        f->prefix = loom_xstrdup("");
+    for (size_t i = 0; i < f->n; i++)
+        if (!f->v[i].suffix)
+            f->v[i].suffix = loom_xstrdup("");
+}
+
+static void format_finish(loom_fmt_t *f, loom_sbuf_t *text)
+{
+    format_take_text(f, text);
+    format_defaults(f);
+}
+
+void loom_fmt_parse(const char *spec, const loom_fmt_col_t *cols, size_t ncols, unsigned flags,
+                    loom_fmt_t *out, loom_strv_t *bad)
+{
+    loom_sbuf_t text = LOOM_SBUF_INIT;
+    const char *p = spec;
+    while (*p) {
+        if (*p != '%') {
+            loom_sbuf_addc(&text, *p++);
+        } else if (p[1] == '%') {
+            loom_sbuf_addc(&text, '%');
+            p += 2;
+        } else {
+            p = format_field(p + 1, cols, ncols, flags, out, &text, bad);
+        }
+    }
+    format_finish(out, &text);
+}
+
+/* One -O element "Name[:[.][size][suffix]]" of length len. */
+static void format_long_item(const char *s, size_t len, const loom_fmt_col_t *cols, size_t ncols,
+                             loom_fmt_t *f, loom_strv_t *bad)
+{
+    const char *colon = memchr(s, ':', len);
+    size_t nlen = colon ? (size_t)(colon - s) : len;
+    const loom_fmt_col_t *col = loom_fmt_col_by_name(cols, ncols, s, nlen);
+    if (!col) {
+        if (bad)
+            loom_strv_addn(bad, s, nlen);
+        return;
+    }
+    int width = col->owidth ? col->owidth : FORMAT_LONG_WIDTH;
+    bool right = false;
+    char *suffix = NULL;
+    if (colon) {
+        const char *p = colon + 1, *end = s + len;
+        if (p < end && *p == '.') {
+            right = true;
+            p++;
+        }
+        char digits[16] = "";
+        size_t nd = 0;
+        while (p < end && isdigit((unsigned char)*p) && nd < sizeof(digits) - 1)
+            digits[nd++] = *p++;
+        const char *dp = digits;
+        width = format_width(&dp);
+        suffix = loom_xstrndup(p, (size_t)(end - p));
+    }
+    format_push(f, col, width, right, false);
+    f->v[f->n - 1].suffix = suffix;
+}
+
+void loom_fmt_parse_long(const char *spec, const loom_fmt_col_t *cols, size_t ncols,
+                         loom_fmt_t *out, loom_strv_t *bad)
+{
+    const char *p = spec;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        if (len)
+            format_long_item(p, len, cols, ncols, out, bad);
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    format_defaults(out);
+}
+
+void loom_fmt_free(loom_fmt_t *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->n; i++)
+        free(f->v[i].suffix);
+    free(f->v);
+    free(f->prefix);
+    *f = (loom_fmt_t)LOOM_FMT_INIT;
+}
+
+bool loom_fmt_has(const loom_fmt_t *f, loom_fmt_get_f *get)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (f->v[i].col->get == get)
+            return true;
+    return false;
+}
+
+void loom_fmt_set_auto(loom_fmt_t *f, loom_fmt_get_f *get, int width)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (f->v[i].autow && f->v[i].col->get == get)
+            f->v[i].width = width;
+}
+
+void loom_fmt_cell(loom_sbuf_t *out, const char *val, int width, bool right)
+{
+    loom_sbuf_addpad(out, val ? val : "", width > 0 ? (size_t)width : 0, right);
+}
+
+void loom_fmt_header(const loom_fmt_t *f, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, f->prefix);
+    for (size_t i = 0; i < f->n; i++) {
+        const loom_fmt_item_t *it = &f->v[i];
+        loom_fmt_cell(out, it->col->header, it->width, it->right);
+        loom_sbuf_add(out, it->suffix);
+    }
+    loom_sbuf_addc(out, '\n');
+}
+
+void loom_fmt_row(const loom_fmt_t *f, const void *ctx, const void *rec, loom_sbuf_t *out)
+{
+    loom_sbuf_t val = LOOM_SBUF_INIT;
+    loom_sbuf_add(out, f->prefix);
+    for (size_t i = 0; i < f->n; i++) {
+        const loom_fmt_item_t *it = &f->v[i];
+        loom_sbuf_reset(&val);
+        it->col->get(ctx, rec, &val);
+        loom_fmt_cell(out, loom_sbuf_str(&val), it->width, it->right);
+        loom_sbuf_add(out, it->suffix);
+    }
+    loom_sbuf_addc(out, '\n');
+    loom_sbuf_free(&val);
+}
+
+void loom_fmt_date_line(time_t now, loom_sbuf_t *out)
+{
+    struct tm tm;
+    char buf[64];
+    if (localtime_r(&now, &tm) && strftime(buf, sizeof(buf), "%a %b %d %H:%M:%S %Y", &tm))
+        loom_sbuf_add(out, buf);
+    loom_sbuf_addc(out, '\n');
+}
+
+/* ---- JSON accessors ----------------------------------------------------- */
+
+const char *loom_js(const json_t *obj, const char *key)
+{
+    json_t *v = obj ? json_object_get(obj, key) : NULL;
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+const char *loom_js_or(const json_t *obj, const char *key, const char *dflt)
+{
+    const char *s = loom_js(obj, key);
+    return s ? s : dflt;
+}
+
+int64_t loom_ji(const json_t *obj, const char *key, int64_t dflt)
+{
+    json_t *v = obj ? json_object_get(obj, key) : NULL;
+    if (json_is_integer(v))
+        return (int64_t)json_integer_value(v);
+    if (json_is_real(v))
+        return (int64_t)json_real_value(v);
+    if (json_is_boolean(v))
+        return json_is_true(v);
+    return dflt;
+}
+
+bool loom_jhas(const json_t *obj, const char *key)
+{
+    json_t *v = obj ? json_object_get(obj, key) : NULL;
+    return v && !json_is_null(v);
+}
+
+bool loom_jb(const json_t *obj, const char *key, bool dflt)
+{
+    json_t *v = obj ? json_object_get(obj, key) : NULL;
+    if (json_is_boolean(v))
+        return json_is_true(v);
+    if (json_is_integer(v))
+        return json_integer_value(v) != 0;
+    return dflt;
+}
+
+double loom_jd(const json_t *obj, const char *key, double dflt)
+{
+    json_t *v = obj ? json_object_get(obj, key) : NULL;
+    return json_is_number(v) ? json_number_value(v) : dflt;
+}

@@ -1,0 +1,107 @@
+/*
+ * cli_format.h - the column formats shared by squeue, sinfo and friends
+ * (CLI_SPEC §4.1, §4.2, §7.1, §7.2).
+ *
+ * A command describes its fields in one table of loom_fmt_col_t (the -o
+ * letter, the -O name, the header and a getter) and parses the user's format
+ * into a loom_fmt_t:
+ *
+ *  - loom_fmt_parse(): Slurm's -o syntax. Text before the first '%' is a
+ *    prefix; each field is `%[.][#][size]letter` followed by literal text
+ *    (its suffix) up to the next '%'. '.' right-justifies, size is the column
+ *    width (0 or absent: the value's own width), '#' (only with LOOM_FMT_AUTO,
+ *    sinfo's internal default formats) asks the command to compute the width
+ *    from the data. "%%" is a literal '%'. An unknown letter is reported in
+ *    `bad` and its text is kept literally, as Slurm does.
+ *  - loom_fmt_parse_long(): the -O syntax, comma-separated
+ *    `Name[:[.][size][suffix]]` with case-insensitive names; the default width
+ *    is the column's `owidth` (20 when 0), left-justified.
+ *
+ * Rendering: a value wider than its column is cut to the width (not widened),
+ * shorter ones are padded with spaces on the left ('.') or right. Headers
+ * follow the same rule, which is why squeue -l prints "TIME_LIMI".
+ *
+ * Also here: the small JSON accessors the getters use on wire records
+ * (docs/proto/messages.md §1) and the `-l` date line.
+ */
+#ifndef LOOM_CLI_FORMAT_H
+#define LOOM_CLI_FORMAT_H
+
+#include "common/sbuf.h"
+#include "common/strv.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Appends the text of one field of rec to out; ctx is the command's state. */
+typedef void loom_fmt_get_f(const void *ctx, const void *rec, loom_sbuf_t *out);
+
+typedef struct loom_fmt_col {
+    char letter;         /* -o letter; 0 when the field exists only for -O */
+    const char *name;    /* -O name; NULL when the field exists only for -o */
+    const char *header;  /* column title */
+    int owidth;          /* -O default width; 0 means 20 */
+    loom_fmt_get_f *get; /* the value */
+} loom_fmt_col_t;
+
+typedef struct loom_fmt_item {
+    const loom_fmt_col_t *col; /* never NULL */
+    int width;                 /* 0: the value's own width */
+    bool right;                /* '.' */
+    bool autow;                /* '#': the command sets width from the data */
+    char *suffix;              /* literal text printed after the field (owned) */
+} loom_fmt_item_t;
+
+typedef struct loom_fmt {
+    char *prefix; /* literal text before the first field (owned, never NULL after parse) */
+    loom_fmt_item_t *v;
+    size_t n, cap;
+} loom_fmt_t;
+
+#define LOOM_FMT_INIT                                                                              \
+    {                                                                                              \
+        NULL, NULL, 0, 0                                                                           \
+    }
+
+enum {
+    LOOM_FMT_AUTO = 1u << 0, /* accept '#' (internal default formats only) */
+};
+
+/* Parse a -o format. Unknown letters are appended to bad (one string each,
+ * the offending text without the '%'); bad may be NULL. Always succeeds. */
+void loom_fmt_parse(const char *spec, const loom_fmt_col_t *cols, size_t ncols, unsigned flags,
+                    loom_fmt_t *out, loom_strv_t *bad);
+/* Parse a -O format; unknown names go to bad and are skipped. */
+void loom_fmt_parse_long(const char *spec, const loom_fmt_col_t *cols, size_t ncols,
+                         loom_fmt_t *out, loom_strv_t *bad);
+void loom_fmt_free(loom_fmt_t *f);
+
+/* The column for a -o letter or a -O name (case-insensitive), or NULL. */
+const loom_fmt_col_t *loom_fmt_col_by_letter(const loom_fmt_col_t *cols, size_t ncols, char c);
+const loom_fmt_col_t *loom_fmt_col_by_name(const loom_fmt_col_t *cols, size_t ncols,
+                                           const char *name, size_t len);
+/* Does the format show a field with this getter? */
+bool loom_fmt_has(const loom_fmt_t *f, loom_fmt_get_f *get);
+/* Set the width of every '#' item whose getter is get. */
+void loom_fmt_set_auto(loom_fmt_t *f, loom_fmt_get_f *get, int width);
+
+/* One cell: val cut or padded to width (0: as is), right-justified when right. */
+void loom_fmt_cell(loom_sbuf_t *out, const char *val, int width, bool right);
+/* The header line and one record's line, each ending with '\n'. */
+void loom_fmt_header(const loom_fmt_t *f, loom_sbuf_t *out);
+void loom_fmt_row(const loom_fmt_t *f, const void *ctx, const void *rec, loom_sbuf_t *out);
+
+/* The date line of the -l layouts: "Sat Nov 21 13:10:12 2026" (local time). */
+void loom_fmt_date_line(time_t now, loom_sbuf_t *out);
+
+/* ---- JSON record accessors (borrowed values; absent or ill-typed keys give the default) */
+const char *loom_js(const json_t *obj, const char *key); /* NULL when absent */
+const char *loom_js_or(const json_t *obj, const char *key, const char *dflt);
+int64_t loom_ji(const json_t *obj, const char *key, int64_t dflt);
+bool loom_jhas(const json_t *obj, const char *key);
+bool loom_jb(const json_t *obj, const char *key, bool dflt);
+double loom_jd(const json_t *obj, const char *key, double dflt);
+
+#endif

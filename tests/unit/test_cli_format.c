@@ -1,0 +1,195 @@
+/* test_cli_format.c - column formats of the commands (src/cli/cli_format.c). */
+#include "cli/cli_format.h"
+#include "common/timefmt.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A record for the test table: three strings. */
+typedef struct {
+    const char *id, *name, *state;
+} rec_t;
+
+static void get_id(const void *ctx, const void *r, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, ((const rec_t *)r)->id);
+}
+static void get_name(const void *ctx, const void *r, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, ((const rec_t *)r)->name);
+}
+static void get_state(const void *ctx, const void *r, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, ((const rec_t *)r)->state);
+}
+
+static const loom_fmt_col_t cols[] = {
+    {'i', "JobID", "JOBID", 0, get_id},
+    {'j', "Name", "NAME", 0, get_name},
+    {'T', "State", "STATE", 0, get_state},
+    {'l', "TimeLimit", "TIME_LIMIT", 0, get_state},
+};
+#define NCOLS (sizeof(cols) / sizeof(cols[0]))
+
+static char *render(const char *spec, bool lng, const rec_t *r, char **bad)
+{
+    loom_fmt_t f = LOOM_FMT_INIT;
+    loom_strv_t b = LOOM_STRV_INIT;
+    if (lng)
+        loom_fmt_parse_long(spec, cols, NCOLS, &f, &b);
+    else
+        loom_fmt_parse(spec, cols, NCOLS, 0, &f, &b);
+    loom_sbuf_t out = LOOM_SBUF_INIT;
+    loom_fmt_header(&f, &out);
+    if (r)
+        loom_fmt_row(&f, NULL, r, &out);
+    loom_sbuf_t bs = LOOM_SBUF_INIT;
+    for (size_t i = 0; i < b.n; i++)
+        loom_sbuf_addf(&bs, "%s%s", i ? "," : "", b.v[i]);
+    *bad = loom_sbuf_detach(&bs);
+    loom_strv_free(&b);
+    loom_fmt_free(&f);
+    return loom_sbuf_detach(&out);
+}
+
+static void test_short_formats(void **state)
+{
+    static const struct {
+        const char *spec, *out, *bad;
+    } cases[] = {
+        /* right-justified, truncated header (squeue -l's TIME_LIMI) */
+        {"%.18i %.9l", "             JOBID TIME_LIMI\n               123 averyvery\n", ""},
+        {"%i|%j", "JOBID|NAME\n123|averyveryverylongname\n", ""},
+        {"%.8j", "    NAME\naveryver\n", ""},
+        {"%5i|%0i|%.0i", "JOBID|JOBID|JOBID\n123  |123|123\n", ""},
+        {"abc%i xyz", "abcJOBID xyz\nabc123 xyz\n", ""},
+        {"%%%i%%", "%JOBID%\n%123%\n", ""},
+        {"%-5i|%z|", "%-5i|%z|\n%-5i|%z|\n", "-,z"},
+        {"%i%", "JOBID%\n123%\n", ""},
+        {"", "\n\n", ""},
+        {"%10T|", "STATE     |\naveryveryl|\n", ""},
+    };
+    rec_t r = {"123", "averyveryverylongname", "averyverylongstate"};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *bad;
+        char *s = render(cases[i].spec, false, &r, &bad);
+        assert_string_equal(s, cases[i].out);
+        assert_string_equal(bad, cases[i].bad);
+        free(s);
+        free(bad);
+    }
+}
+
+static void test_long_formats(void **state)
+{
+    static const struct {
+        const char *spec, *out, *bad;
+    } cases[] = {
+        {"JobID,Name",
+         "JOBID               NAME                \n"
+         "7                   averyveryverylongnam\n",
+         ""},
+        {"jobid:.5,NAME:3,state:.,TimeLimit:20|",
+         "JOBIDNAMSTATETIME_LIMIT          |\n"
+         "    7aveRUNNINGRUNNING             |\n",
+         ""},
+        {"JobID:10 ,Bogus,Name:4", "JOBID      NAME\n7          aver\n", "Bogus"},
+        {",,", "\n\n", ""},
+    };
+    rec_t r = {"7", "averyveryverylongname", "RUNNING"};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *bad;
+        char *s = render(cases[i].spec, true, &r, &bad);
+        assert_string_equal(s, cases[i].out);
+        assert_string_equal(bad, cases[i].bad);
+        free(s);
+        free(bad);
+    }
+}
+
+static void test_auto_width(void **state)
+{
+    loom_fmt_t f = LOOM_FMT_INIT;
+    loom_fmt_parse("%#j %.5i", cols, NCOLS, LOOM_FMT_AUTO, &f, NULL);
+    loom_fmt_set_auto(&f, get_name, 12);
+    assert_true(loom_fmt_has(&f, get_id));
+    loom_sbuf_t out = LOOM_SBUF_INIT;
+    loom_fmt_header(&f, &out);
+    assert_string_equal(loom_sbuf_str(&out), "NAME         JOBID\n");
+    loom_fmt_free(&f);
+    /* without LOOM_FMT_AUTO '#' is not a field modifier */
+    loom_strv_t bad = LOOM_STRV_INIT;
+    loom_fmt_parse("%#j", cols, NCOLS, 0, &f, &bad);
+    assert_int_equal(bad.n, 1);
+    assert_string_equal(bad.v[0], "#");
+    loom_strv_free(&bad);
+    loom_fmt_free(&f);
+    loom_sbuf_free(&out);
+}
+
+static void test_time_rendering(void **state)
+{
+    static const struct {
+        int64_t secs;
+        const char *elapsed, *limit;
+    } cases[] = {
+        {0, "0:00", "00:00:00"},
+        {307, "5:07", "00:05:07"},
+        {3723, "1:02:03", "01:02:03"},
+        {172800, "2-00:00:00", "2-00:00:00"},
+        {93840, "1-02:04:00", "1-02:04:00"},
+        {LOOM_TIME_INFINITE, "UNLIMITED", "UNLIMITED"},
+        {LOOM_TIME_NOT_SET, "NOT_SET", "NOT_SET"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        loom_sbuf_t a = LOOM_SBUF_INIT, b = LOOM_SBUF_INIT;
+        loom_time_fmt_elapsed(cases[i].secs, &a);
+        loom_time_fmt_limit(cases[i].secs, &b);
+        assert_string_equal(loom_sbuf_str(&a), cases[i].elapsed);
+        assert_string_equal(loom_sbuf_str(&b), cases[i].limit);
+        loom_sbuf_free(&a);
+        loom_sbuf_free(&b);
+    }
+}
+
+static void test_date_line(void **state)
+{
+    loom_sbuf_t out = LOOM_SBUF_INIT;
+    loom_fmt_date_line(1795266612, &out); /* TZ=UTC in the test run */
+    assert_string_equal(loom_sbuf_str(&out), "Sat Nov 21 13:10:12 2026\n");
+    loom_sbuf_reset(&out);
+    loom_fmt_date_line(1794387600, &out);
+    assert_string_equal(loom_sbuf_str(&out), "Wed Nov 11 09:00:00 2026\n");
+    loom_sbuf_free(&out);
+}
+
+static void test_json_accessors(void **state)
+{
+    json_t *o = json_pack("{s:s, s:i, s:b, s:f, s:n}", "a", "x", "n", 42, "t", 1, "d", 1.5, "z");
+    assert_string_equal(loom_js(o, "a"), "x");
+    assert_null(loom_js(o, "n"));
+    assert_string_equal(loom_js_or(o, "q", "dflt"), "dflt");
+    assert_int_equal(loom_ji(o, "n", -1), 42);
+    assert_int_equal(loom_ji(o, "a", -1), -1);
+    assert_int_equal(loom_ji(o, "missing", 7), 7);
+    assert_true(loom_jb(o, "t", false));
+    assert_true(loom_jhas(o, "a"));
+    assert_false(loom_jhas(o, "z"));
+    assert_true(loom_jd(o, "d", 0) == 1.5);
+    json_decref(o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_short_formats), cmocka_unit_test(test_long_formats),
+        cmocka_unit_test(test_auto_width),    cmocka_unit_test(test_time_rendering),
+        cmocka_unit_test(test_date_line),     cmocka_unit_test(test_json_accessors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
