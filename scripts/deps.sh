@@ -3,7 +3,8 @@
 # Idempotent: does nothing when everything is present. Needs root for apt-get.
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
-      libuv1-dev libjansson-dev libssl-dev libcmocka-dev python3 python3-pytest)
+      libuv1-dev libjansson-dev libssl-dev libcmocka-dev libsqlite3-dev libpq-dev
+      postgresql python3 python3-pytest)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -12,6 +12,15 @@ for preset in dev asan-ubsan; do
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset" -j "$jobs"
 done
+# The accounting tests run against SQLite and against this PostgreSQL server.
+pgdir=$(mktemp -d /tmp/loom-test-pg.XXXXXX)
+trap 'scripts/pg-server.sh stop "$pgdir"; rm -rf "$pgdir"' EXIT
+if LOOM_TEST_PGSQL=$(scripts/pg-server.sh start "$pgdir"); then
+  export LOOM_TEST_PGSQL
+else
+  echo "PostgreSQL did not start (see $pgdir/server.log): its tests will fail"
+  export LOOM_TEST_PGSQL="host=/nonexistent"
+fi
 echo "=== dev: tests"
 ctest --preset dev -j "$jobs" || status=1
 echo "=== asan-ubsan: tests"
