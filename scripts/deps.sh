@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
       libuv1-dev libjansson-dev libssl-dev libcmocka-dev libsqlite3-dev libpq-dev
-      postgresql python3 python3-pytest)
+      postgresql python3 python3-pytest python-is-python3)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
