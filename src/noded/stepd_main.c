@@ -1,0 +1,383 @@
+/*
+ * stepd_main.c - loomstepd: life cycle of one job's supervisor. See stepd.h.
+ *
+ * Usage: loomstepd [-v] [-L logfile] [--allow-root-jobs] <jobdir>
+ *
+ * The supervisor is started by loomd but does not depend on it: it is a
+ * session leader, child-subreaper of the job's orphans, and reports the end
+ * of the job to whichever loomd listens on <spool>/loomd.sock, retrying with
+ * a growing delay until one acknowledges (loomd acknowledges once the
+ * controller has taken the completion). Only then is the job dir removed, so
+ * a restarted loomd always finds every unreported job.
+ */
+#include "noded/stepd.h"
+
+#include "common/log.h"
+#include "common/proto.h"
+#include "common/sbuf.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STEPD_RETRY_FIRST_MS 100
+#define STEPD_RETRY_MAX_MS   5000
+
+static void stepd_report(loom_stepd_t *s);
+
+static void stepd_path(const loom_stepd_t *s, const char *name, char *out, size_t size)
+{
+    snprintf(out, size, "%s/%s", s->job_dir, name);
+}
+
+/* ------------------------------------------------------------ status.json */
+
+/* tmp + fsync + rename: a reader sees the whole file or none. */
+static int stepd_write_status(loom_stepd_t *s)
+{
+    char tmp[4096], path[4096];
+    stepd_path(s, "status.json.tmp", tmp, sizeof(tmp));
+    stepd_path(s, "status.json", path, sizeof(path));
+    json_t *st = json_pack("{s:I, s:i, s:I, s:s, s:i}", "job_id", (json_int_t)s->job_id,
+                           "exit_code", s->status, "end_time", (json_int_t)s->end_time, "reason",
+                           s->reason, "stepd_pid", (int)getpid());
+    int rc = -EIO;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        char *text = json_dumps(st, JSON_COMPACT);
+        size_t len = strlen(text);
+        if (write(fd, text, len) == (ssize_t)len && fsync(fd) == 0)
+            rc = 0;
+        free(text);
+        close(fd);
+    }
+    if (rc == 0 && rename(tmp, path) < 0)
+        rc = -errno;
+    json_decref(st);
+    if (rc < 0)
+        loom_error("stepd job %u: cannot write %s: %s", s->job_id, path, strerror(-rc));
+    return rc;
+}
+
+/* ---------------------------------------------------------------- cleanup */
+
+static void stepd_close_walk(uv_handle_t *h, void *arg)
+{
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+/* Remove the job dir (status.json last: see loomd's scan) and stop. */
+static void stepd_cleanup(loom_stepd_t *s)
+{
+    static const char *const files[] = {"stepd.sock", "script", "spec.json", "status.json"};
+    char path[4096];
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        stepd_path(s, files[i], path, sizeof(path));
+        unlink(path);
+    }
+    if (rmdir(s->job_dir) < 0)
+        loom_error("stepd job %u: cannot remove %s: %s", s->job_id, s->job_dir, strerror(errno));
+    loom_cgroup_destroy(s->cgroup);
+    s->cgroup = NULL;
+    for (size_t i = 0; i < LOOM_STEPD_MAX_CLIENTS; i++)
+        loom_conn_close(s->clients[i]);
+    uv_walk(s->loop, stepd_close_walk, NULL);
+}
+
+/* -------------------------------------------------------------- reporting */
+
+static void stepd_retry_due(uv_timer_t *t)
+{
+    stepd_report(t->data);
+}
+
+static void stepd_retry(loom_stepd_t *s)
+{
+    uv_timer_start(&s->retry_timer, stepd_retry_due, (uint64_t)s->retry_ms, 0);
+    s->retry_ms = s->retry_ms * 2 > STEPD_RETRY_MAX_MS ? STEPD_RETRY_MAX_MS : s->retry_ms * 2;
+}
+
+static void stepd_acked(void *arg, json_t *reply)
+{
+    loom_stepd_t *s = arg;
+    const char *msg = NULL;
+    int rc = reply ? loom_msg_rc(reply, &msg) : -LOOM_ECONNECT;
+    if (s->loomd) {
+        loom_conn_close(s->loomd);
+        s->loomd = NULL;
+    }
+    if (rc == 0) {
+        loom_debug("stepd job %u: completion acknowledged", s->job_id);
+        stepd_cleanup(s);
+        return;
+    }
+    if (reply)
+        loom_error("stepd job %u: loomd refused the completion: %s", s->job_id, msg);
+    stepd_retry(s);
+}
+
+static void stepd_loomd_closed(loom_conn_t *c, int status, void *arg)
+{
+    loom_stepd_t *s = arg;
+    if (s->loomd == c)
+        s->loomd = NULL;
+}
+
+static void stepd_loomd_connected(void *arg, loom_conn_t *c, int status)
+{
+    loom_stepd_t *s = arg;
+    if (status < 0) {
+        stepd_retry(s);
+        return;
+    }
+    s->loomd = c;
+    json_t *req = json_pack("{s:i, s:s, s:i, s:I, s:i, s:I, s:s}", "v", LOOM_PROTO_VERSION, "type",
+                            "stepd.done", "id", 0, "job_id", (json_int_t)s->job_id, "exit_code",
+                            s->status, "end_time", (json_int_t)s->end_time, "reason", s->reason);
+    if (loom_conn_request(c, req, stepd_acked, s) < 0)
+        stepd_retry(s); /* the close callback already ran */
+    json_decref(req);
+}
+
+static void stepd_report(loom_stepd_t *s)
+{
+    const char *sock = json_string_value(json_object_get(s->node, "loomd_sock"));
+    loom_conn_opts_t o = {.on_close = stepd_loomd_closed, .arg = s};
+    if (!sock || loom_conn_pipe_connect(s->loop, sock, &o, stepd_loomd_connected, s) < 0)
+        stepd_retry(s);
+}
+
+/* The job is over: record it and start reporting. */
+static void stepd_finish(loom_stepd_t *s)
+{
+    if (s->done)
+        return;
+    s->done = true;
+    uv_timer_stop(&s->kill_timer);
+    uv_timer_stop(&s->signal_timer);
+    if (s->cgroup && loom_cgroup_oom_kills(s->cgroup) > 0 && !s->reason[0])
+        s->reason = "oom";
+    if (s->err_fd >= 0) {
+        close(s->err_fd);
+        s->err_fd = -1;
+    }
+    loom_verbose("stepd job %u: ended with status 0x%x%s%s", s->job_id, (unsigned)s->status,
+                 s->reason[0] ? ", reason " : "", s->reason);
+    stepd_write_status(s);
+    s->retry_ms = STEPD_RETRY_FIRST_MS;
+    stepd_report(s);
+}
+
+/* ------------------------------------------------------------ the children */
+
+static void stepd_sigchld(uv_signal_t *h, int signum)
+{
+    loom_stepd_t *s = h->data;
+    int status;
+    pid_t pid;
+    /* As subreaper we also collect the job's orphans. */
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        if (pid != s->pid)
+            continue;
+        s->pid = 0;
+        s->status = status;
+        s->end_time = (int64_t)time(NULL);
+        loom_stepd_kill_rest(s);
+        stepd_finish(s);
+    }
+}
+
+/* ------------------------------------------------------------ stepd.sock */
+
+static void stepd_on_msg(loom_conn_t *c, json_t *msg, bool authed, void *arg)
+{
+    loom_stepd_t *s = arg;
+    loom_err_t err = {0};
+    const char *type = json_string_value(json_object_get(msg, "type"));
+    int rc;
+    if (type && strcmp(type, "stepd.signal") == 0)
+        rc = loom_stepd_signal(s, msg, &err);
+    else if (type && strcmp(type, "ping") == 0)
+        rc = 0;
+    else
+        rc = loom_errf(&err, -LOOM_EMSG_TYPE, "loomstepd does not handle '%s'",
+                       type ? type : "(none)");
+    json_t *reply = loom_msg_reply(msg, rc, "%s", err.msg);
+    if (reply) {
+        json_object_set_new(reply, "done", json_boolean(s->done));
+        loom_conn_send(c, reply);
+        json_decref(reply);
+    } else {
+        loom_conn_close(c);
+    }
+}
+
+static void stepd_client_closed(loom_conn_t *c, int status, void *arg)
+{
+    loom_stepd_t *s = arg;
+    for (size_t i = 0; i < LOOM_STEPD_MAX_CLIENTS; i++)
+        if (s->clients[i] == c)
+            s->clients[i] = NULL;
+}
+
+static void stepd_free_handle(uv_handle_t *h)
+{
+    free(h);
+}
+
+static void stepd_on_connection(uv_stream_t *server, int status)
+{
+    loom_stepd_t *s = server->data;
+    size_t slot = 0;
+    if (status < 0)
+        return;
+    while (slot < LOOM_STEPD_MAX_CLIENTS && s->clients[slot])
+        slot++;
+    uv_pipe_t *client = loom_xcalloc(1, sizeof(*client));
+    uv_pipe_init(s->loop, client, 0);
+    /* Only loomd connects here; a full table means something is stuck. */
+    if (uv_accept(server, (uv_stream_t *)client) < 0 || slot == LOOM_STEPD_MAX_CLIENTS) {
+        uv_close((uv_handle_t *)client, stepd_free_handle);
+        return;
+    }
+    loom_conn_opts_t o = {.on_msg = stepd_on_msg, .on_close = stepd_client_closed, .arg = s};
+    s->clients[slot] = loom_conn_create((uv_stream_t *)client, &o);
+}
+
+static int stepd_listen(loom_stepd_t *s, loom_err_t *err)
+{
+    char path[4096];
+    stepd_path(s, "stepd.sock", path, sizeof(path));
+    unlink(path);
+    uv_pipe_init(s->loop, &s->server, 0);
+    s->server.data = s;
+    s->server_open = true;
+    mode_t old = umask(077);
+    int rc = uv_pipe_bind(&s->server, path);
+    umask(old);
+    if (rc == 0)
+        rc = uv_listen((uv_stream_t *)&s->server, 16, stepd_on_connection);
+    if (rc < 0)
+        return loom_errf(err, -LOOM_ECONNECT, "cannot listen on %s: %s", path, uv_strerror(rc));
+    return 0;
+}
+
+/* ------------------------------------------------------------------ setup */
+
+static int stepd_load(loom_stepd_t *s, loom_err_t *err)
+{
+    char path[4096];
+    json_error_t jerr;
+    stepd_path(s, "spec.json", path, sizeof(path));
+    s->spec = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!s->spec)
+        return loom_errf(err, -LOOM_EPROTO, "cannot read %s: %s", path, jerr.text);
+    s->job = json_object_get(s->spec, "job");
+    s->node = json_object_get(s->spec, "node");
+    s->job_id = (uint32_t)json_integer_value(json_object_get(s->job, "job_id"));
+    s->node_name = json_string_value(json_object_get(s->node, "name"));
+    if (!json_is_object(s->job) || !s->job_id || !s->node_name)
+        return loom_errf(err, -LOOM_EPROTO, "%s lacks job.job_id or node.name", path);
+    return 0;
+}
+
+static void stepd_handles(loom_stepd_t *s)
+{
+    uv_signal_init(s->loop, &s->sigchld);
+    s->sigchld.data = s;
+    uv_signal_start(&s->sigchld, stepd_sigchld, SIGCHLD);
+    uv_timer_init(s->loop, &s->kill_timer);
+    uv_timer_init(s->loop, &s->signal_timer);
+    uv_timer_init(s->loop, &s->retry_timer);
+    s->kill_timer.data = s->signal_timer.data = s->retry_timer.data = s;
+}
+
+static int stepd_usage(void)
+{
+    fprintf(stderr, "Usage: loomstepd [-v] [-L logfile] [--allow-root-jobs] <jobdir>\n");
+    return 1;
+}
+
+static int stepd_args(int argc, char **argv, loom_stepd_t *s, const char **log, int *verbose)
+{
+    static const struct option longopts[] = {{"allow-root-jobs", no_argument, NULL, 'R'},
+                                             {"version", no_argument, NULL, 'V'},
+                                             {NULL, 0, NULL, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "vL:V", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'v':
+            (*verbose)++;
+            break;
+        case 'L':
+            *log = optarg;
+            break;
+        case 'R':
+            s->allow_root = true;
+            break;
+        case 'V':
+            printf("slurm %s\n", LOOM_SLURM_VERSION);
+            exit(0);
+        default:
+            return -1;
+        }
+    }
+    if (optind != argc - 1)
+        return -1;
+    s->job_dir = argv[optind];
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    loom_stepd_t s = {.err_fd = -1, .reason = ""};
+    const char *log = NULL;
+    int verbose = 0;
+    if (stepd_args(argc, argv, &s, &log, &verbose) < 0)
+        return stepd_usage();
+    setsid();
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    loom_log_init("loomstepd", (loom_log_level_t)(LOOM_LOG_INFO + verbose), log, true);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    s.loop = &loop;
+    loom_err_t err = {0};
+    if (stepd_load(&s, &err) < 0) {
+        loom_error("loomstepd %s: %s", s.job_dir, err.msg);
+        return 1;
+    }
+    stepd_handles(&s);
+    int rc = stepd_listen(&s, &err);
+    if (rc == 0)
+        rc = loom_stepd_start(&s, &err);
+    if (rc < 0) {
+        loom_error("stepd job %u: launch failed: %s", s.job_id, err.msg);
+        s.status = 1 << 8;
+        s.end_time = (int64_t)time(NULL);
+        s.reason = "launch_failed";
+        if (s.pid == 0)
+            stepd_finish(&s);
+        /* else the child exits 127 and SIGCHLD finishes the job */
+    } else {
+        loom_stepd_arm_signal(&s);
+    }
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_loop_close(&loop);
+    json_decref(s.spec);
+    free(s.user);
+    loom_log_close();
+    return 0;
+}
