@@ -4,7 +4,8 @@
  * "a,b,node[001-016,020]", "rack[1-2]-n[01-04]": names and bracketed ranges,
  * separated by commas or whitespace (empty pieces between separators are
  * skipped, as Slurm does); several bracket groups in one name form a
- * cartesian product, the last group varying fastest; the width of a range is
+ * cartesian product, in Slurm's order (the last group varies fastest, then
+ * the first, the second, ...); the width of a range is
  * the length of its lower bound as written ("n[01-3]" -> n01 n02 n03). Text
  * after the last group ("n[1-2]-ib") is accepted (Slurm 22.05 rejects it).
  * Names are made of letters, digits and "-_.:@+"; a bracket holds "lo" or
