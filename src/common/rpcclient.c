@@ -73,8 +73,14 @@ static int rpc_connect_addr(int family, const struct sockaddr *sa, socklen_t sal
     int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -errno;
-    int rc = connect(fd, sa, salen) == 0 ? 0 : -errno;
-    if (rc == -EINPROGRESS || rc == -EAGAIN || rc == -EINTR) {
+    int rc;
+    /* EAGAIN: a Unix listener's backlog is full and nothing is in progress;
+     * try again shortly rather than wait for an event that will not come. */
+    while ((rc = connect(fd, sa, salen) == 0 ? 0 : -errno) == -EAGAIN && rpc_left(deadline) != 0)
+        poll(NULL, 0, 10);
+    if (rc == -EAGAIN)
+        rc = -ETIMEDOUT;
+    if (rc == -EINPROGRESS || rc == -EINTR) {
         rc = rpc_poll(fd, POLLOUT, deadline);
         int soerr = 0;
         socklen_t len = sizeof(soerr);
