@@ -1,0 +1,104 @@
+/*
+ * journal.h - the controller's append-only state journal with group commit
+ * and snapshots (DESIGN.md §Controller state and durability).
+ *
+ * Layout in the state directory (StateSaveLocation):
+ *   snapshot.json            {"seq":S,"state":{...}}: the whole state after entry S
+ *   journal.<seq, 20 digits> a segment: one JSON object per line, the first
+ *                            line holding entry <seq>; entries carry "seq"
+ * Entries are self-contained JSON objects with a strictly increasing "seq",
+ * so the journal can later be replicated (Raft) as it is.
+ *
+ * Group commit. loom_journal_append() serializes an entry into the pending
+ * buffer and returns its sequence number at once. At most one write+fsync
+ * runs on libuv's thread pool at any time; when none runs, the pending
+ * buffer is handed to one at the start of the next loop iteration (an idle
+ * handle), so everything appended while handling one burst of input shares
+ * one fsync, and everything appended while an fsync runs shares the next.
+ * loom_journal_wait(seq) queues a callback that runs once every entry up to
+ * seq is on disk: the controller sends a reply only then, which is the
+ * durability promise ("a job id sbatch printed survives kill -9").
+ *
+ * Snapshots. loom_journal_snapshot() takes the caller's full state (as of the
+ * last appended entry S) and, at the next batch boundary, on the pool:
+ * writes snapshot.tmp, fsyncs, renames it over snapshot.json, fsyncs the
+ * directory, starts segment S+1 and removes older segments. Entries appended
+ * meanwhile go to the new segment.
+ *
+ * Recovery. loom_journal_recover() loads the snapshot and replays, in order,
+ * every later entry of every segment. The last line of a segment that is
+ * incomplete or unparsable (a write torn by a crash, never acknowledged) is
+ * ignored; corruption anywhere else is an error. New entries then go to a new
+ * segment (loom_journal_open), so nothing is ever appended after torn bytes.
+ *
+ * Errors. A failed write or fsync is passed to the waiters (status < 0) and
+ * sticks: the journal accepts no further batch, and the controller must stop
+ * (its memory is ahead of what is durable).
+ *
+ * Single-threaded: every function is called from the loop thread.
+ */
+#ifndef LOOM_CTLD_JOURNAL_H
+#define LOOM_CTLD_JOURNAL_H
+
+#include "common/err.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+typedef struct loom_journal loom_journal_t;
+
+/* Called once entries up to the waited seq are durable (status 0) or the
+ * journal failed (status < 0). */
+typedef void loom_journal_done_f(void *arg, int status);
+
+/* Called for the snapshot state (entry == NULL, state set) and then for each
+ * later entry in order (state == NULL). Return < 0 to stop recovery. The
+ * json values are borrowed. */
+typedef int loom_journal_replay_f(void *arg, const json_t *state, const json_t *entry);
+
+typedef struct loom_journal_stats {
+    uint64_t appended;       /* entries appended since open */
+    uint64_t batches;        /* write+fsync rounds completed */
+    uint64_t bytes;          /* bytes written to segments */
+    uint64_t snapshots;      /* snapshots completed */
+    uint64_t since_snapshot; /* entries appended since the last snapshot started */
+    uint64_t last_seq;       /* last appended */
+    uint64_t durable_seq;    /* last on disk */
+} loom_journal_stats_t;
+
+/* Rebuild state from dir (created 0755 when missing): calls fn for the
+ * snapshot, then each later entry. *last_seq gets the last sequence number
+ * seen (0 for an empty directory). */
+int loom_journal_recover(const char *dir, loom_journal_replay_f *fn, void *arg, uint64_t *last_seq,
+                         loom_err_t *err);
+
+/* Open for appending: a new segment whose first entry will be next_seq
+ * (recover's last_seq + 1). */
+int loom_journal_open(uv_loop_t *loop, const char *dir, uint64_t next_seq, loom_journal_t **out,
+                      loom_err_t *err);
+
+/* Append entry (borrowed; the journal adds "seq"); returns its seq, or 0 when
+ * the journal has failed. */
+uint64_t loom_journal_append(loom_journal_t *j, const json_t *entry);
+
+/* Run cb(arg, status) once entries up to seq are durable. Returns 1 when they
+ * already are (cb is not called), 0 when queued, < 0 when the journal failed
+ * (cb is not called). Waiters run in seq order. */
+int loom_journal_wait(loom_journal_t *j, uint64_t seq, loom_journal_done_f *cb, void *arg);
+
+/* Write a snapshot of state (borrowed; serialized now) covering every entry
+ * appended so far. -EBUSY when one is already under way. */
+int loom_journal_snapshot(loom_journal_t *j, const json_t *state);
+
+/* True when nothing is pending or in flight. */
+bool loom_journal_idle(const loom_journal_t *j);
+const loom_journal_stats_t *loom_journal_stats(const loom_journal_t *j);
+
+/* Flush what is pending synchronously when nothing is in flight, then close.
+ * Waiters still queued are called with -ECANCELED. Accepts NULL. The loop must
+ * run once more afterwards to release the handles (uv_close). */
+void loom_journal_close(loom_journal_t *j);
+
+#endif
