@@ -7,7 +7,14 @@
  */
 #include "cli/cli_format.h"
 
+#include "common/fpattern.h"
+#include "common/jobstate.h"
+#include "common/nodestate.h"
+#include "common/timefmt.h"
 #include "common/xalloc.h"
+
+#include <grp.h>
+#include <pwd.h>
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -209,9 +216,14 @@ void loom_fmt_set_auto(loom_fmt_t *f, loom_fmt_get_f *get, int width)
             f->v[i].width = width;
 }
 
-void loom_fmt_cell(loom_sbuf_t *out, const char *val, int width, bool right)
+void loom_fmt_cell(loom_sbuf_t *out, const char *val, int width, bool right, bool cut)
 {
-    loom_sbuf_addpad(out, val ? val : "", width > 0 ? (size_t)width : 0, right);
+    val = val ? val : "";
+    size_t len = strlen(val);
+    if (width > 0 && right && !cut && len > (size_t)width)
+        loom_sbuf_add(out, val);
+    else
+        loom_sbuf_addpad(out, val, width > 0 ? (size_t)width : 0, right);
 }
 
 void loom_fmt_header(const loom_fmt_t *f, loom_sbuf_t *out)
@@ -219,7 +231,8 @@ void loom_fmt_header(const loom_fmt_t *f, loom_sbuf_t *out)
     loom_sbuf_add(out, f->prefix);
     for (size_t i = 0; i < f->n; i++) {
         const loom_fmt_item_t *it = &f->v[i];
-        loom_fmt_cell(out, it->col->header, it->width, it->right);
+        loom_fmt_cell(out, it->col->header, it->width, it->right,
+                      !(it->col->flags & LOOM_FMT_HDR_NOCUT));
         loom_sbuf_add(out, it->suffix);
     }
     loom_sbuf_addc(out, '\n');
@@ -232,8 +245,8 @@ void loom_fmt_row(const loom_fmt_t *f, const void *ctx, const void *rec, loom_sb
     for (size_t i = 0; i < f->n; i++) {
         const loom_fmt_item_t *it = &f->v[i];
         loom_sbuf_reset(&val);
-        it->col->get(ctx, rec, &val);
-        loom_fmt_cell(out, loom_sbuf_str(&val), it->width, it->right);
+        int how = it->col->get(ctx, rec, &val);
+        loom_fmt_cell(out, loom_sbuf_str(&val), it->width, it->right, !(how & LOOM_FMT_NOCUT));
         loom_sbuf_add(out, it->suffix);
     }
     loom_sbuf_addc(out, '\n');
@@ -295,4 +308,135 @@ double loom_jd(const json_t *obj, const char *key, double dflt)
 {
     json_t *v = obj ? json_object_get(obj, key) : NULL;
     return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+/* ---- job records --------------------------------------------------------- */
+
+static uint32_t format_state_word(const char *name)
+{
+    uint32_t v = 0;
+    return loom_job_state_parse(name, &v, NULL) == 0 ? v : LOOM_JOB_PENDING;
+}
+
+uint32_t loom_cli_job_state(const json_t *job)
+{
+    json_t *st = json_object_get(job, "state");
+    if (json_is_integer(st))
+        return (uint32_t)json_integer_value(st);
+    if (json_is_string(st))
+        return format_state_word(json_string_value(st));
+    uint32_t word = 0;
+    size_t i;
+    json_t *v;
+    json_array_foreach(st, i, v)
+    {
+        if (json_is_string(v))
+            word |= format_state_word(json_string_value(v));
+    }
+    return word;
+}
+
+void loom_cli_job_id(const json_t *job, loom_sbuf_t *out)
+{
+    const char *rest = loom_js(job, "array_task_str");
+    int64_t array_id = loom_ji(job, "array_job_id", 0);
+    if (array_id > 0 && rest && *rest)
+        loom_sbuf_addf(out, "%lld_[%s]", (long long)array_id, rest);
+    else if (array_id > 0 && loom_jhas(job, "array_task_id"))
+        loom_sbuf_addf(out, "%lld_%lld", (long long)array_id,
+                       (long long)loom_ji(job, "array_task_id", 0));
+    else
+        loom_sbuf_addf(out, "%lld", (long long)loom_ji(job, "job_id", 0));
+}
+
+int64_t loom_cli_job_runtime(const json_t *job, time_t now)
+{
+    int64_t start = loom_ji(job, "start_time", 0), end = loom_ji(job, "end_time", 0);
+    uint32_t st = loom_cli_job_state(job);
+    if (start <= 0 || loom_job_base(st) == LOOM_JOB_PENDING)
+        return 0;
+    if (loom_job_base(st) == LOOM_JOB_SUSPENDED && loom_ji(job, "suspend_time", 0) >= start)
+        end = loom_ji(job, "suspend_time", 0);
+    else if (loom_job_base(st) == LOOM_JOB_RUNNING || end < start)
+        end = now;
+    return end > start ? end - start : 0;
+}
+
+int64_t loom_cli_job_limit(const json_t *job)
+{
+    if (!loom_jhas(job, "time_limit"))
+        return LOOM_TIME_NOT_SET;
+    int64_t mins = loom_ji(job, "time_limit", -1);
+    return mins < 0 ? LOOM_TIME_INFINITE : mins * 60;
+}
+
+void loom_cli_user_name(int64_t uid, loom_sbuf_t *out)
+{
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+    if (uid >= 0 && getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+        loom_sbuf_add(out, pw.pw_name);
+    else
+        loom_sbuf_addf(out, "%lld", (long long)uid);
+}
+
+void loom_cli_group_name(int64_t gid, loom_sbuf_t *out)
+{
+    struct group gr, *res = NULL;
+    char buf[4096];
+    if (gid >= 0 && getgrgid_r((gid_t)gid, &gr, buf, sizeof(buf), &res) == 0 && res)
+        loom_sbuf_add(out, gr.gr_name);
+    else
+        loom_sbuf_addf(out, "%lld", (long long)gid);
+}
+
+void loom_cli_job_stdio(const json_t *job, char which, loom_sbuf_t *out)
+{
+    if (which == 'i') {
+        loom_sbuf_add(out, loom_js_or(job, "std_in", "/dev/null"));
+        return;
+    }
+    loom_sbuf_t user = LOOM_SBUF_INIT;
+    const char *uname = loom_js(job, "user_name");
+    if (!uname) {
+        loom_cli_user_name(loom_ji(job, "user_id", -1), &user);
+        uname = loom_sbuf_str(&user);
+    }
+    loom_fpattern_ctx_t ctx;
+    loom_fpattern_ctx_init(&ctx);
+    ctx.job_id = (uint32_t)loom_ji(job, "job_id", 0);
+    bool is_array = loom_ji(job, "array_job_id", 0) > 0;
+    if (is_array) {
+        ctx.array_job_id = (uint32_t)loom_ji(job, "array_job_id", 0);
+        if (loom_jhas(job, "array_task_id") && !loom_js(job, "array_task_str"))
+            ctx.array_task_id = (uint32_t)loom_ji(job, "array_task_id", 0);
+    }
+    ctx.job_name = loom_js(job, "name");
+    ctx.user = uname;
+    ctx.node_name = loom_js(job, "batch_host");
+    ctx.work_dir = loom_js(job, "work_dir");
+    char *o = NULL, *e = NULL;
+    loom_fpattern_stdio(loom_js(job, "std_out"), loom_js(job, "std_err"), is_array, &ctx, &o, &e);
+    loom_sbuf_add(out, which == 'e' && e ? e : o);
+    free(o);
+    free(e);
+    loom_sbuf_free(&user);
+}
+
+uint32_t loom_cli_node_state(const json_t *node)
+{
+    json_t *st = json_object_get(node, "state");
+    uint32_t word = 0, w;
+    if (json_is_string(st))
+        return loom_node_state_parse(json_string_value(st), &w, NULL) == 0 ? w : 0;
+    size_t i;
+    json_t *v;
+    json_array_foreach(st, i, v)
+    {
+        if (!json_is_string(v) || loom_node_state_parse(json_string_value(v), &w, NULL) < 0)
+            continue;
+        /* "DRAIN" alone parses as IDLE+DRAIN: after the first name keep only flags */
+        word |= i == 0 ? w : (w & ~LOOM_NODE_STATE_BASE);
+    }
+    return word;
 }

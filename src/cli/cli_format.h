@@ -19,7 +19,9 @@
  *
  * Rendering: a value wider than its column is cut to the width (not widened),
  * shorter ones are padded with spaces on the left ('.') or right. Headers
- * follow the same rule, which is why squeue -l prints "TIME_LIMI".
+ * follow the same rule, which is why squeue -l prints "TIME_LIMI". Slurm
+ * lets a few right-justified values overflow instead (elapsed times, node
+ * lists): their getters return LOOM_FMT_NOCUT.
  *
  * Also here: the small JSON accessors the getters use on wire records
  * (docs/proto/messages.md §1) and the `-l` date line.
@@ -35,8 +37,15 @@
 #include <stdint.h>
 #include <time.h>
 
-/* Appends the text of one field of rec to out; ctx is the command's state. */
-typedef void loom_fmt_get_f(const void *ctx, const void *rec, loom_sbuf_t *out);
+/* Appends the text of one field of rec to out; ctx is the command's state.
+ * Returns 0, or LOOM_FMT_NOCUT when this value may overflow a right-justified
+ * column (Slurm prints elapsed times and node lists that way). */
+typedef int loom_fmt_get_f(const void *ctx, const void *rec, loom_sbuf_t *out);
+
+enum {
+    LOOM_FMT_NOCUT = 1u << 0,     /* getter result: do not cut a right-justified value */
+    LOOM_FMT_HDR_NOCUT = 1u << 1, /* column flag: do not cut a right-justified header */
+};
 
 typedef struct loom_fmt_col {
     char letter;         /* -o letter; 0 when the field exists only for -O */
@@ -44,6 +53,7 @@ typedef struct loom_fmt_col {
     const char *header;  /* column title */
     int owidth;          /* -O default width; 0 means 20 */
     loom_fmt_get_f *get; /* the value */
+    unsigned flags;      /* LOOM_FMT_HDR_NOCUT */
 } loom_fmt_col_t;
 
 typedef struct loom_fmt_item {
@@ -87,8 +97,10 @@ bool loom_fmt_has(const loom_fmt_t *f, loom_fmt_get_f *get);
 /* Set the width of every '#' item whose getter is get. */
 void loom_fmt_set_auto(loom_fmt_t *f, loom_fmt_get_f *get, int width);
 
-/* One cell: val cut or padded to width (0: as is), right-justified when right. */
-void loom_fmt_cell(loom_sbuf_t *out, const char *val, int width, bool right);
+/* One cell: val padded to width (0: as is), right-justified when right. A
+ * longer value is cut to the width, except a right-justified one with cut
+ * false (Slurm's printf("%*s") then overflows the column). */
+void loom_fmt_cell(loom_sbuf_t *out, const char *val, int width, bool right, bool cut);
 /* The header line and one record's line, each ending with '\n'. */
 void loom_fmt_header(const loom_fmt_t *f, loom_sbuf_t *out);
 void loom_fmt_row(const loom_fmt_t *f, const void *ctx, const void *rec, loom_sbuf_t *out);
@@ -103,5 +115,27 @@ int64_t loom_ji(const json_t *obj, const char *key, int64_t dflt);
 bool loom_jhas(const json_t *obj, const char *key);
 bool loom_jb(const json_t *obj, const char *key, bool dflt);
 double loom_jd(const json_t *obj, const char *key, double dflt);
+
+/* ---- job records (docs/proto/messages.md §1) ----------------------------- */
+/* The state word: "state" as a list (["RUNNING","COMPLETING"]), a long or short
+ * name, or an integer word. PENDING when absent or unreadable. */
+uint32_t loom_cli_job_state(const json_t *job);
+/* The id squeue %i prints: "123", "123_4" (array task), "123_[5-9%2]"
+ * (the pending remainder of an array). */
+void loom_cli_job_id(const json_t *job, loom_sbuf_t *out);
+/* Seconds the job has run: 0 before it starts, up to now while it runs, up
+ * to its end (or suspension) afterwards. */
+int64_t loom_cli_job_runtime(const json_t *job, time_t now);
+/* The time limit in seconds, LOOM_TIME_INFINITE, or LOOM_TIME_NOT_SET. */
+int64_t loom_cli_job_limit(const json_t *job);
+/* The expanded stdin/stdout/stderr path of a batch job (which: 'i', 'o', 'e'),
+ * as scontrol and squeue -O STDOUT print them (sbatch's defaults applied). */
+void loom_cli_job_stdio(const json_t *job, char which, loom_sbuf_t *out);
+/* The state word of a node record: "state" as a list (["DOWN","DRAIN"]: the
+ * first names the base, the others add flags) or one complete-form string. */
+uint32_t loom_cli_node_state(const json_t *node);
+/* The user name of a uid (the number when it has no name). */
+void loom_cli_user_name(int64_t uid, loom_sbuf_t *out);
+void loom_cli_group_name(int64_t gid, loom_sbuf_t *out);
 
 #endif

@@ -15,24 +15,35 @@ typedef struct {
     const char *id, *name, *state;
 } rec_t;
 
-static void get_id(const void *ctx, const void *r, loom_sbuf_t *out)
+static int get_id(const void *ctx, const void *r, loom_sbuf_t *out)
 {
     loom_sbuf_add(out, ((const rec_t *)r)->id);
+    return 0;
 }
-static void get_name(const void *ctx, const void *r, loom_sbuf_t *out)
+static int get_name(const void *ctx, const void *r, loom_sbuf_t *out)
 {
     loom_sbuf_add(out, ((const rec_t *)r)->name);
+    return 0;
 }
-static void get_state(const void *ctx, const void *r, loom_sbuf_t *out)
+static int get_state(const void *ctx, const void *r, loom_sbuf_t *out)
 {
     loom_sbuf_add(out, ((const rec_t *)r)->state);
+    return 0;
+}
+/* An elapsed time: may overflow a right-justified column. */
+static int get_time(const void *ctx, const void *r, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, "1-02:04:00");
+    return LOOM_FMT_NOCUT;
 }
 
 static const loom_fmt_col_t cols[] = {
-    {'i', "JobID", "JOBID", 0, get_id},
-    {'j', "Name", "NAME", 0, get_name},
-    {'T', "State", "STATE", 0, get_state},
-    {'l', "TimeLimit", "TIME_LIMIT", 0, get_state},
+    {'i', "JobID", "JOBID", 0, get_id, 0},
+    {'j', "Name", "NAME", 0, get_name, 0},
+    {'T', "State", "STATE", 0, get_state, 0},
+    {'l', "TimeLimit", "TIME_LIMIT", 0, get_state, 0},
+    {'M', "TimeUsed", "TIME", 0, get_time, 0},
+    {'N', "NodeList", "NODELIST", 0, get_name, LOOM_FMT_HDR_NOCUT},
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
@@ -73,6 +84,8 @@ static void test_short_formats(void **state)
         {"%i%", "JOBID%\n123%\n", ""},
         {"", "\n\n", ""},
         {"%10T|", "STATE     |\naveryveryl|\n", ""},
+        /* squeue: elapsed times and node-list headers overflow right-justified columns */
+        {"%.3M|%3M|%.3N", "TIM|TIM|NODELIST\n1-02:04:00|1-0|ave\n", ""},
     };
     rec_t r = {"123", "averyveryverylongname", "averyverylongstate"};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

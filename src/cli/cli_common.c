@@ -1,0 +1,344 @@
+/*
+ * cli_common.c - configuration, controller calls and messages for the
+ * Slurm-compatible commands. See cli_common.h.
+ */
+#include "cli/cli_common.h"
+
+#include "cli/cli_format.h"
+
+#include "common/log.h"
+#include "common/proto.h"
+#include "common/xalloc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void loom_cli_init(loom_cli_t *cli, const char *prog)
+{
+    *cli = (loom_cli_t){.prog = prog, .exit_error = 1};
+    const char *env = getenv("SLURM_CONF");
+    cli->conf_path = loom_xstrdup(env && *env ? env : LOOM_CLI_DEFAULT_CONF);
+    const char *ee = getenv("SLURM_EXIT_ERROR");
+    if (ee && *ee) {
+        char *end;
+        long v = strtol(ee, &end, 10);
+        if (*end == '\0' && v >= 0 && v <= 255)
+            cli->exit_error = (int)v;
+    }
+    loom_log_init(prog, LOOM_LOG_INFO, NULL, false);
+}
+
+void loom_cli_fini(loom_cli_t *cli)
+{
+    loom_rpc_close(cli->rpc);
+    loom_key_destroy(cli->key);
+    loom_conf_destroy(cli->conf);
+    free(cli->conf_path);
+    cli->rpc = NULL;
+    cli->key = NULL;
+    cli->conf = NULL;
+    cli->conf_path = NULL;
+}
+
+void loom_cli_set_conf_path(loom_cli_t *cli, const char *path)
+{
+    free(cli->conf_path);
+    cli->conf_path = loom_xstrdup(path);
+}
+
+void loom_cli_set_verbosity(loom_cli_t *cli, int verbose, bool quiet)
+{
+    cli->verbose = verbose;
+    cli->quiet = quiet;
+    int level = quiet ? LOOM_LOG_ERROR : LOOM_LOG_INFO + verbose;
+    if (level > LOOM_LOG_DEBUG2)
+        level = LOOM_LOG_DEBUG2;
+    loom_log_set_level((loom_log_level_t)level);
+}
+
+const loom_conf_t *loom_cli_conf(loom_cli_t *cli, loom_err_t *err)
+{
+    if (!cli->conf && loom_conf_load(cli->conf_path, &cli->conf, err) < 0)
+        return NULL;
+    return cli->conf;
+}
+
+/* slurm.key beside slurm.conf, when this user may read it. */
+static void common_load_key(loom_cli_t *cli)
+{
+    char *copy = loom_xstrdup(cli->conf_path);
+    loom_sbuf_t path = LOOM_SBUF_INIT;
+    loom_sbuf_addf(&path, "%s/slurm.key", dirname(copy));
+    if (access(loom_sbuf_str(&path), R_OK) == 0 &&
+        loom_key_load(loom_sbuf_str(&path), &cli->key, NULL) < 0)
+        loom_debug("cannot use the cluster key %s", loom_sbuf_str(&path));
+    loom_sbuf_free(&path);
+    free(copy);
+}
+
+/* The controller's address: the Unix socket when present, else TCP. */
+static void common_address(loom_cli_t *cli, const loom_conf_t *conf, loom_sbuf_t *addr)
+{
+    struct stat st;
+    loom_sbuf_t sock = LOOM_SBUF_INIT;
+    loom_sbuf_addf(&sock, "%s/loomctld.sock",
+                   conf->state_save_location ? conf->state_save_location : ".");
+    if (stat(loom_sbuf_str(&sock), &st) == 0 && S_ISSOCK(st.st_mode)) {
+        loom_sbuf_addf(addr, "unix:%s", loom_sbuf_str(&sock));
+    } else {
+        const char *host = conf->n_ctld_hosts ? conf->ctld_hosts[0].addr : "localhost";
+        bool v6 = strchr(host, ':') != NULL;
+        loom_sbuf_addf(addr, v6 ? "[%s]:%lld" : "%s:%lld", host, (long long)conf->slurmctld_port);
+        common_load_key(cli);
+    }
+    loom_sbuf_free(&sock);
+}
+
+static int common_connect(loom_cli_t *cli, loom_err_t *err)
+{
+    const loom_conf_t *conf = loom_cli_conf(cli, err);
+    if (!conf)
+        return err ? err->code : -LOOM_ECONFIG;
+    loom_sbuf_t addr = LOOM_SBUF_INIT;
+    common_address(cli, conf, &addr);
+    loom_debug("connecting to %s", loom_sbuf_str(&addr));
+    cli->rpc = loom_rpc_connect(loom_sbuf_str(&addr), cli->key, cli->timeout_ms, err);
+    loom_sbuf_free(&addr);
+    if (!cli->rpc)
+        return loom_errf(err, -LOOM_ECONNECT, "%s", loom_strerror(-LOOM_ECONNECT));
+    return 0;
+}
+
+int loom_cli_call(loom_cli_t *cli, const char *type, json_t *body, json_t **reply, loom_err_t *err)
+{
+    if (reply)
+        *reply = NULL;
+    int rc = cli->rpc ? 0 : common_connect(cli, err);
+    if (rc < 0)
+        return rc;
+    json_t *req = loom_msg_new(type, 0);
+    if (body)
+        json_object_update(req, body);
+    json_t *rep = NULL;
+    loom_err_t cerr = {0};
+    rc = loom_rpc_call(cli->rpc, req, &rep, &cerr);
+    json_decref(req);
+    if (rc < 0) {
+        loom_debug("%s: %s", type, cerr.msg);
+        return loom_errf(err, rc, "%s", loom_strerror(rc));
+    }
+    const char *msg = NULL;
+    rc = loom_msg_rc(rep, &msg);
+    if (rc < 0)
+        loom_errf(err, rc, "%s", msg && *msg ? msg : loom_strerror(rc));
+    if (reply)
+        *reply = rep;
+    else
+        json_decref(rep);
+    return rc;
+}
+
+void loom_cli_error(const loom_cli_t *cli, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    loom_logv(LOOM_LOG_ERROR, fmt, ap);
+    va_end(ap);
+}
+
+void loom_cli_info(const loom_cli_t *cli, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    loom_logv(LOOM_LOG_INFO, fmt, ap);
+    va_end(ap);
+}
+
+void loom_cli_version(void)
+{
+    printf("slurm %s\n", LOOM_SLURM_VERSION);
+}
+
+void loom_cli_flush(loom_sbuf_t *out)
+{
+    if (out->len)
+        fwrite(loom_sbuf_str(out), 1, out->len, stdout);
+    loom_sbuf_reset(out);
+}
+
+void loom_cli_exit_code(int64_t status, loom_sbuf_t *out)
+{
+    int code = (int)((status >> 8) & 0xff), sig = (int)(status & 0x7f);
+    loom_sbuf_addf(out, "%d:%d", code, sig);
+}
+
+/* ---- job ids ------------------------------------------------------------- */
+
+static bool common_number(const char **p, int64_t *v)
+{
+    if (!isdigit((unsigned char)**p))
+        return false;
+    errno = 0;
+    char *end;
+    long long x = strtoll(*p, &end, 10);
+    if (errno || x < 0 || x > UINT32_MAX)
+        return false;
+    *v = x;
+    *p = end;
+    return true;
+}
+
+/* The "_..." part at p: index, [set] or '*'; returns the text after it. */
+static const char *common_array_part(const char *p, loom_cli_jobid_t *id)
+{
+    if (*p == '*') {
+        id->tasks = loom_xstrdup("*");
+        return p + 1;
+    }
+    if (*p == '[') {
+        const char *close = strchr(p, ']');
+        if (!close || close == p + 1)
+            return NULL;
+        id->tasks = loom_xstrndup(p + 1, (size_t)(close - p - 1));
+        int64_t *vals = NULL;
+        size_t n = 0;
+        if (loom_cli_ranges(id->tasks, 1000000, &vals, &n) < 0)
+            return NULL;
+        free(vals);
+        return close + 1;
+    }
+    return common_number(&p, &id->task) ? p : NULL;
+}
+
+int loom_cli_jobid_parse(const char *s, loom_cli_jobid_t *out)
+{
+    loom_cli_jobid_t id = {.task = -1};
+    const char *p = s;
+    if (!common_number(&p, &id.job_id) || id.job_id == 0)
+        goto bad;
+    if (*p == '_' && !(p = common_array_part(p + 1, &id)))
+        goto bad;
+    if (*p == '.') {
+        if (!p[1] || strchr(p + 1, '.'))
+            goto bad;
+        id.step = loom_xstrdup(p + 1);
+        p += strlen(p);
+    }
+    if (*p)
+        goto bad;
+    *out = id;
+    return 0;
+bad:
+    loom_cli_jobid_free(&id);
+    return -LOOM_EPARSE;
+}
+
+void loom_cli_jobid_free(loom_cli_jobid_t *id)
+{
+    free(id->tasks);
+    free(id->step);
+    id->tasks = id->step = NULL;
+}
+
+bool loom_cli_jobid_match(const loom_cli_jobid_t *id, const json_t *job)
+{
+    int64_t jid = loom_ji(job, "job_id", 0), aid = loom_ji(job, "array_job_id", 0);
+    bool task_known = aid > 0 && loom_jhas(job, "array_task_id") && !loom_js(job, "array_task_str");
+    int64_t task = loom_ji(job, "array_task_id", -1);
+    if (id->task < 0 && !id->tasks)
+        return jid == id->job_id || aid == id->job_id;
+    if (aid != id->job_id && !(aid <= 0 && jid == id->job_id))
+        return false;
+    if (id->tasks && strcmp(id->tasks, "*") == 0)
+        return aid == id->job_id;
+    if (!task_known)
+        return false;
+    return id->tasks ? loom_cli_ranges_has(id->tasks, task) : task == id->task;
+}
+
+/* One "a[-b[:s]]" element into [lo, hi] step st. */
+static bool common_range(const char *e, int64_t *lo, int64_t *hi, int64_t *st)
+{
+    const char *p = e;
+    *st = 1;
+    if (!common_number(&p, lo))
+        return false;
+    *hi = *lo;
+    if (*p == '-') {
+        p++;
+        if (!common_number(&p, hi) || *hi < *lo)
+            return false;
+    }
+    if (*p == ':') {
+        p++;
+        if (!common_number(&p, st) || *st == 0)
+            return false;
+    }
+    return *p == '\0';
+}
+
+int loom_cli_ranges(const char *set, int64_t max, int64_t **vals, size_t *n)
+{
+    char *copy = loom_xstrdup(set);
+    char *pct = strchr(copy, '%');
+    if (pct)
+        *pct = '\0';
+    loom_strv_t parts = LOOM_STRV_INIT;
+    loom_strv_split(&parts, copy, ",");
+    int64_t *v = NULL;
+    size_t cnt = 0, cap = 0;
+    int rc = parts.n ? 0 : -LOOM_EPARSE;
+    for (size_t i = 0; rc == 0 && i < parts.n; i++) {
+        int64_t lo, hi, st;
+        if (!common_range(parts.v[i], &lo, &hi, &st)) {
+            rc = -LOOM_EPARSE;
+            break;
+        }
+        for (int64_t x = lo; x <= hi && rc == 0; x += st) {
+            if ((int64_t)cnt >= max) {
+                rc = -LOOM_ETOOBIG;
+                break;
+            }
+            if (cnt == cap) {
+                cap = cap ? cap * 2 : 16;
+                v = loom_xreallocarray(v, cap, sizeof(*v));
+            }
+            v[cnt++] = x;
+        }
+    }
+    loom_strv_free(&parts);
+    free(copy);
+    if (rc < 0) {
+        free(v);
+        return rc;
+    }
+    *vals = v;
+    *n = cnt;
+    return 0;
+}
+
+bool loom_cli_ranges_has(const char *set, int64_t val)
+{
+    char *copy = loom_xstrdup(set);
+    char *pct = strchr(copy, '%');
+    if (pct)
+        *pct = '\0';
+    loom_strv_t parts = LOOM_STRV_INIT;
+    loom_strv_split(&parts, copy, ",");
+    bool found = false;
+    for (size_t i = 0; !found && i < parts.n; i++) {
+        int64_t lo, hi, st;
+        if (common_range(parts.v[i], &lo, &hi, &st))
+            found = val >= lo && val <= hi && (val - lo) % st == 0;
+    }
+    loom_strv_free(&parts);
+    free(copy);
+    return found;
+}

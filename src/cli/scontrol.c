@@ -1,0 +1,278 @@
+/*
+ * scontrol.c - view and change the controller's state (CLI_SPEC §9):
+ * Slurm's scontrol on Loom. Global options, the command dispatch, and the
+ * small commands (ping, version, shutdown, reconfigure). `show` lives in
+ * scontrol_show.c, `update`/hold/release/requeue in scontrol_update.c.
+ *
+ * With no command, commands are read from stdin one per line until "quit"
+ * or "exit" (a minimal form of Slurm's interactive mode).
+ */
+#include "cli/scontrol.h"
+
+#include "common/proto.h"
+#include "common/xalloc.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+bool loom_scontrol_word_is(const char *word, const char *name, size_t min)
+{
+    size_t n = strlen(word);
+    return n >= min && n <= strlen(name) && strncasecmp(word, name, n) == 0;
+}
+
+static void scontrol_usage(void)
+{
+    printf("scontrol [<OPTION>] [<COMMAND>]\n"
+           "    Valid <OPTION> values are:\n"
+           "     -a or --all: equivalent to \"all\" command\n"
+           "     -d or --details: equivalent to \"details\" command\n"
+           "     -h or --help: equivalent to \"help\" command\n"
+           "     --json: Produce JSON output\n"
+           "     -o or --oneliner: equivalent to \"oneliner\" command\n"
+           "     -Q or --quiet: equivalent to \"quiet\" command\n"
+           "     -v or --verbose: equivalent to \"verbose\" command\n"
+           "     -V or --version: equivalent to \"version\" command\n\n"
+           "    Valid <COMMAND> values are:\n"
+           "     hold, uhold, release, requeue, requeuehold, ping, reconfigure,\n"
+           "     show (job, node, partition, config, hostnames, hostlist,\n"
+           "     hostlistsorted), shutdown, update (job, node), version\n");
+}
+
+/* The name Slurm prints for the controller: localhost means this host. */
+static void scontrol_ctld_name(const loom_conf_t *conf, size_t i, char *buf, size_t len)
+{
+    const char *name = conf && i < conf->n_ctld_hosts ? conf->ctld_hosts[i].name : "localhost";
+    if (strcmp(name, "localhost") == 0 && gethostname(buf, len) == 0) {
+        buf[len - 1] = '\0';
+        char *dot = strchr(buf, '.');
+        if (dot)
+            *dot = '\0';
+        return;
+    }
+    snprintf(buf, len, "%s", name);
+}
+
+int loom_scontrol_ping(loom_scontrol_t *sc)
+{
+    loom_err_t err = {0};
+    const loom_conf_t *conf = loom_cli_conf(&sc->cli, &err);
+    if (!conf) {
+        loom_cli_error(&sc->cli, "%s", err.msg);
+        return sc->cli.exit_error;
+    }
+    bool up = loom_cli_call(&sc->cli, "ping", NULL, NULL, &err) == 0;
+    char name[256];
+    for (size_t i = 0; i < (conf->n_ctld_hosts ? conf->n_ctld_hosts : 1); i++) {
+        scontrol_ctld_name(conf, i, name, sizeof(name));
+        char role[32];
+        if (i == 0)
+            snprintf(role, sizeof(role), "primary");
+        else if (conf->n_ctld_hosts > 2)
+            snprintf(role, sizeof(role), "backup%zu", i);
+        else
+            snprintf(role, sizeof(role), "backup");
+        printf("Slurmctld(%s) at %s is %s\n", role, name, i == 0 && up ? "UP" : "DOWN");
+    }
+    return up ? 0 : sc->cli.exit_error;
+}
+
+/* A request with no payload of interest; prints Slurm's "<what> error: ..." */
+static int scontrol_simple(loom_scontrol_t *sc, const char *type, json_t *body, const char *what)
+{
+    loom_err_t err = {0};
+    int rc = loom_cli_call(&sc->cli, type, body, NULL, &err);
+    json_decref(body);
+    if (rc < 0) {
+        fprintf(stderr, "%s error: %s\n", what, err.msg);
+        return sc->cli.exit_error;
+    }
+    return 0;
+}
+
+static int scontrol_shutdown(loom_scontrol_t *sc, int n, char **w)
+{
+    bool ctld_only = false;
+    if (n > 1) {
+        fprintf(stderr, "too many arguments for keyword:shutdown\n");
+        return sc->cli.exit_error;
+    }
+    if (n == 1) {
+        if (strcasecmp(w[0], "slurmctld") != 0 && strcasecmp(w[0], "controller") != 0) {
+            fprintf(stderr, "invalid shutdown argument:%s\n", w[0]);
+            return sc->cli.exit_error;
+        }
+        ctld_only = true;
+    }
+    return scontrol_simple(sc, "shutdown", json_pack("{s:b}", "controller_only", ctld_only),
+                           "slurm_shutdown");
+}
+
+/* Run one command; returns its exit status. *quit is set by quit/exit. */
+static int scontrol_command(loom_scontrol_t *sc, int n, char **w, bool *quit)
+{
+    const char *cmd = w[0];
+    if (loom_scontrol_word_is(cmd, "show", 3))
+        return loom_scontrol_show(sc, n - 1, w + 1);
+    if (loom_scontrol_word_is(cmd, "update", 1))
+        return loom_scontrol_update(sc, n - 1, w + 1);
+    if (strcasecmp(cmd, "hold") == 0 || strcasecmp(cmd, "uhold") == 0 ||
+        loom_scontrol_word_is(cmd, "release", 3))
+        return loom_scontrol_hold(sc, cmd, n - 1, w + 1);
+    if (strcasecmp(cmd, "requeuehold") == 0)
+        return loom_scontrol_requeue(sc, true, n - 1, w + 1);
+    if (loom_scontrol_word_is(cmd, "requeue", 3))
+        return loom_scontrol_requeue(sc, false, n - 1, w + 1);
+    if (loom_scontrol_word_is(cmd, "ping", 2))
+        return loom_scontrol_ping(sc);
+    if (loom_scontrol_word_is(cmd, "reconfigure", 3))
+        return scontrol_simple(sc, "reconfigure", NULL, "slurm_reconfigure");
+    if (loom_scontrol_word_is(cmd, "shutdown", 8))
+        return scontrol_shutdown(sc, n - 1, w + 1);
+    if (loom_scontrol_word_is(cmd, "version", 3)) {
+        loom_cli_version();
+        return 0;
+    }
+    if (loom_scontrol_word_is(cmd, "oneliner", 3)) {
+        sc->oneliner = true;
+        return 0;
+    }
+    if (loom_scontrol_word_is(cmd, "details", 3)) {
+        sc->details = true;
+        return 0;
+    }
+    if (loom_scontrol_word_is(cmd, "help", 2)) {
+        scontrol_usage();
+        return 0;
+    }
+    if (loom_scontrol_word_is(cmd, "quit", 4) || loom_scontrol_word_is(cmd, "exit", 4)) {
+        *quit = true;
+        return 0;
+    }
+    fprintf(stderr, "invalid keyword: %s\n", cmd);
+    return sc->cli.exit_error;
+}
+
+/* Interactive mode: one command per line from stdin. */
+static int scontrol_interactive(loom_scontrol_t *sc)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    int rc = 0;
+    bool quit = false;
+    while (!quit && getline(&line, &cap, stdin) > 0) {
+        loom_strv_t words = LOOM_STRV_INIT;
+        loom_strv_split(&words, line, " \t\r\n");
+        if (words.n)
+            rc = scontrol_command(sc, (int)words.n, words.v, &quit);
+        loom_strv_free(&words);
+    }
+    free(line);
+    return rc;
+}
+
+enum { OPT_JSON = 0x100, OPT_YAML, OPT_IGNORE };
+
+static const struct option scontrol_longopts[] = {
+    {"all", no_argument, NULL, 'a'},
+    {"details", no_argument, NULL, 'd'},
+    {"help", no_argument, NULL, 'h'},
+    {"hide", no_argument, NULL, OPT_IGNORE},
+    {"json", optional_argument, NULL, OPT_JSON},
+    {"local", no_argument, NULL, OPT_IGNORE},
+    {"oneliner", no_argument, NULL, 'o'},
+    {"quiet", no_argument, NULL, 'Q'},
+    {"sibling", no_argument, NULL, OPT_IGNORE},
+    {"usage", no_argument, NULL, 'h'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"version", no_argument, NULL, 'V'},
+    {"yaml", optional_argument, NULL, OPT_YAML},
+    {"clusters", required_argument, NULL, 'M'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Global options; returns 1 to go on, 0 to exit 0, -1 to fail. */
+static int scontrol_options(loom_scontrol_t *sc, int argc, char **argv)
+{
+    int c, verbose = 0;
+    /* '+': stop at the first command word ("scontrol show job -d" is not ours) */
+    while ((c = getopt_long(argc, argv, "+adhM:oQvV", scontrol_longopts, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+        case 'M':
+        case OPT_IGNORE:
+            break;
+        case 'd':
+            sc->details = true;
+            break;
+        case 'h':
+            scontrol_usage();
+            return 0;
+        case OPT_JSON:
+            sc->json = true;
+            break;
+        case OPT_YAML:
+            loom_cli_error(&sc->cli, "--yaml is not supported by this build; use --json");
+            return -1;
+        case 'o':
+            sc->oneliner = true;
+            break;
+        case 'Q':
+            sc->quiet = true;
+            break;
+        case 'v':
+            verbose++;
+            break;
+        case 'V':
+            loom_cli_version();
+            return 0;
+        default:
+            fprintf(stderr, "Try \"scontrol --help\" for more information\n");
+            return -1;
+        }
+    }
+    loom_cli_set_verbosity(&sc->cli, verbose, sc->quiet);
+    return 1;
+}
+
+/* "scontrol show job 5 --json": options may follow the command words. */
+static int scontrol_strip_late_options(loom_scontrol_t *sc, int *n, char **w)
+{
+    int k = 0;
+    for (int i = 0; i < *n; i++) {
+        if (strcmp(w[i], "--json") == 0)
+            sc->json = true;
+        else if (strcmp(w[i], "-d") == 0 || strcmp(w[i], "--details") == 0)
+            sc->details = true;
+        else if (strcmp(w[i], "-o") == 0 || strcmp(w[i], "--oneliner") == 0)
+            sc->oneliner = true;
+        else
+            w[k++] = w[i];
+    }
+    *n = k;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    loom_scontrol_t sc = {.argc = argc, .argv = argv};
+    loom_cli_init(&sc.cli, "scontrol");
+    argv[0] = "scontrol";
+    int rc = scontrol_options(&sc, argc, argv);
+    if (rc <= 0) {
+        loom_cli_fini(&sc.cli);
+        return rc == 0 ? 0 : sc.cli.exit_error;
+    }
+    int n = argc - optind;
+    char **w = argv + optind;
+    scontrol_strip_late_options(&sc, &n, w);
+    bool quit = false;
+    rc = n > 0 ? scontrol_command(&sc, n, w, &quit) : scontrol_interactive(&sc);
+    fflush(stdout);
+    loom_cli_fini(&sc.cli);
+    return rc;
+}

@@ -1,0 +1,440 @@
+/*
+ * scontrol_update.c - scontrol update (jobs, nodes), hold, uhold, release,
+ * requeue, requeuehold (CLI_SPEC §9; docs/proto/messages.md §3).
+ *
+ * `update JobId=<id> Key=Value ...` sends job.update with `changes` keyed by
+ * scontrol's canonical names and normalised values: times in minutes (-1
+ * infinite), dates as epoch seconds, memory in MiB, counts as integers,
+ * Requeue as a bool, NumNodes=min[-max] as NumNodes (+ MaxNodes); the rest as
+ * strings. Keys are checked here first so a typo never reaches the controller:
+ * "Update of this parameter is not supported: Key=Value", as Slurm says.
+ */
+#include "cli/scontrol.h"
+
+#include "cli/cli_format.h"
+#include "common/hostlist.h"
+#include "common/memsize.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+typedef enum { UPD_STR, UPD_INT, UPD_MINS, UPD_DATE, UPD_MEM, UPD_BOOL, UPD_NODES } update_kind_t;
+
+typedef struct update_key {
+    const char *name;  /* canonical, sent on the wire */
+    const char *alias; /* another spelling scontrol accepts, or NULL */
+    update_kind_t kind;
+} update_key_t;
+
+/* clang-format off */
+static const update_key_t update_job_keys[] = {
+    {"TimeLimit", NULL, UPD_MINS},        {"TimeMin", NULL, UPD_MINS},
+    {"StartTime", "EligibleTime", UPD_DATE}, {"Deadline", NULL, UPD_DATE},
+    {"Priority", NULL, UPD_INT},          {"Nice", NULL, UPD_INT},
+    {"NumCPUs", "MinCPUs", UPD_INT},      {"NumTasks", "ReqProcs", UPD_INT},
+    {"MinCPUsNode", NULL, UPD_INT},       {"CPUsPerTask", NULL, UPD_INT},
+    {"ArrayTaskThrottle", NULL, UPD_INT}, {"NumNodes", "ReqNodes", UPD_NODES},
+    {"MinMemoryNode", NULL, UPD_MEM},     {"MinMemoryCPU", NULL, UPD_MEM},
+    {"MinTmpDiskNode", NULL, UPD_MEM},    {"Requeue", NULL, UPD_BOOL},
+    {"Contiguous", NULL, UPD_BOOL},       {"Partition", NULL, UPD_STR},
+    {"QOS", NULL, UPD_STR},               {"Account", NULL, UPD_STR},
+    {"Features", NULL, UPD_STR},          {"Dependency", NULL, UPD_STR},
+    {"Name", "JobName", UPD_STR},         {"Reservation", NULL, UPD_STR},
+    {"TresPerNode", "Gres", UPD_STR},     {"MailType", NULL, UPD_STR},
+    {"MailUser", NULL, UPD_STR},          {"Comment", NULL, UPD_STR},
+    {"AdminComment", NULL, UPD_STR},      {"ReqNodeList", "NodeList", UPD_STR},
+    {"ExcNodeList", NULL, UPD_STR},       {"Licenses", NULL, UPD_STR},
+    {"WCKey", NULL, UPD_STR},             {"WorkDir", NULL, UPD_STR},
+    {"OverSubscribe", "Shared", UPD_STR},
+};
+/* clang-format on */
+
+static const update_key_t *update_find(const char *key, size_t len)
+{
+    for (size_t i = 0; i < sizeof(update_job_keys) / sizeof(update_job_keys[0]); i++) {
+        const update_key_t *k = &update_job_keys[i];
+        if ((strlen(k->name) == len && strncasecmp(k->name, key, len) == 0) ||
+            (k->alias && strlen(k->alias) == len && strncasecmp(k->alias, key, len) == 0))
+            return k;
+    }
+    return NULL;
+}
+
+static bool update_int(const char *s, int64_t *v)
+{
+    char *end;
+    long long x = strtoll(s, &end, 10);
+    if (!*s || *end)
+        return false;
+    *v = x;
+    return true;
+}
+
+/* Normalise one value; NULL when it does not parse. */
+static json_t *update_value(const update_key_t *k, const char *val, json_t *changes)
+{
+    int64_t v;
+    uint64_t mib;
+    time_t t;
+    switch (k->kind) {
+    case UPD_STR:
+        return json_string(val);
+    case UPD_INT:
+        return update_int(val, &v) ? json_integer(v) : NULL;
+    case UPD_MINS:
+        return loom_time_parse_mins(val, &v, NULL) == 0 ? json_integer(v) : NULL;
+    case UPD_DATE:
+        return loom_date_parse(val, time(NULL), &t, NULL) == 0 ? json_integer((json_int_t)t) : NULL;
+    case UPD_MEM:
+        return loom_mem_parse_mib(val, &mib, NULL) == 0 ? json_integer((json_int_t)mib) : NULL;
+    case UPD_BOOL:
+        if (!strcasecmp(val, "yes") || !strcmp(val, "1"))
+            return json_true();
+        return !strcasecmp(val, "no") || !strcmp(val, "0") ? json_false() : NULL;
+    case UPD_NODES: {
+        char *dash = strchr(val, '-');
+        char *lo = loom_xstrndup(val, dash ? (size_t)(dash - val) : strlen(val));
+        int64_t hi;
+        bool ok = update_int(lo, &v) && (!dash || update_int(dash + 1, &hi));
+        free(lo);
+        if (!ok)
+            return NULL;
+        if (dash)
+            json_object_set_new(changes, "MaxNodes", json_integer(hi));
+        return json_integer(v);
+    }
+    }
+    return NULL;
+}
+
+/* "Key=Value" words into changes; prints Slurm's message and fails on a bad one. */
+static int update_job_changes(loom_scontrol_t *sc, int n, char **w, json_t *changes)
+{
+    for (int i = 0; i < n; i++) {
+        const char *eq = strchr(w[i], '=');
+        const update_key_t *k = eq ? update_find(w[i], (size_t)(eq - w[i])) : NULL;
+        if (!k) {
+            fprintf(stderr, "Update of this parameter is not supported: %s\n", w[i]);
+            fprintf(stderr, "Request aborted\n");
+            return -1;
+        }
+        json_t *v = update_value(k, eq + 1, changes);
+        if (!v) {
+            fprintf(stderr, "Invalid input: %s\n", w[i]);
+            fprintf(stderr, "Request aborted\n");
+            return -1;
+        }
+        json_object_set_new(changes, k->name, v);
+    }
+    if (json_object_size(changes) == 0) {
+        fprintf(stderr, "No changes specified\n");
+        return -1;
+    }
+    return 0;
+}
+
+static int update_job(loom_scontrol_t *sc, const char *idtext, int n, char **w)
+{
+    loom_cli_jobid_t id;
+    if (loom_cli_jobid_parse(idtext, &id) < 0) {
+        fprintf(stderr, "Invalid job id specified for job %s\n", idtext);
+        return sc->cli.exit_error;
+    }
+    json_t *changes = json_object();
+    int rc = update_job_changes(sc, n, w, changes);
+    if (rc == 0) {
+        json_t *body = json_pack("{s:I, s:o}", "job_id", (json_int_t)id.job_id, "changes",
+                                 json_incref(changes));
+        if (id.task >= 0)
+            json_object_set_new(body, "array_tasks", json_sprintf("%lld", (long long)id.task));
+        else if (id.tasks)
+            json_object_set_new(body, "array_tasks", json_string(id.tasks));
+        loom_err_t err = {0};
+        rc = loom_cli_call(&sc->cli, "job.update", body, NULL, &err);
+        json_decref(body);
+        if (rc < 0)
+            fprintf(stderr, "%s for job %s\n", loom_strerror(rc), idtext);
+    }
+    json_decref(changes);
+    loom_cli_jobid_free(&id);
+    return rc < 0 ? sc->cli.exit_error : 0;
+}
+
+/* ---- nodes ----------------------------------------------------------------- */
+
+static const char *const update_node_states[] = {
+    "DOWN",
+    "DRAIN",
+    "FAIL",
+    "FUTURE",
+    "IDLE",
+    "RESUME",
+    "UNDRAIN",
+    "NORESP",
+    "POWER_DOWN",
+    "POWER_UP",
+    "POWER_DOWN_ASAP",
+    "POWER_DOWN_FORCE",
+    "CANCEL_REBOOT",
+};
+
+static const char *update_node_state(const char *val)
+{
+    for (size_t i = 0; i < sizeof(update_node_states) / sizeof(update_node_states[0]); i++)
+        if (strcasecmp(val, update_node_states[i]) == 0)
+            return update_node_states[i];
+    return NULL;
+}
+
+static int update_node_bad_state(loom_scontrol_t *sc, const char *word)
+{
+    fprintf(stderr, "Invalid input: %s\n", word);
+    fprintf(stderr, "Request aborted\n");
+    fprintf(stderr, "Valid states are: NoResp DRAIN FAIL FUTURE RESUME POWER_DOWN POWER_UP "
+                    "UNDRAIN\n");
+    fprintf(stderr, "Not all states are valid given a node's prior state\n");
+    return sc->cli.exit_error;
+}
+
+static int update_node_field(loom_scontrol_t *sc, const char *word, json_t *body)
+{
+    static const char *const keys[][2] = {
+        {"Reason", "reason"},
+        {"Features", "features"},
+        {"AvailableFeatures", "features"},
+        {"ActiveFeatures", "active_features"},
+        {"Gres", "gres"},
+        {"Comment", "comment"},
+    };
+    const char *eq = strchr(word, '=');
+    size_t klen = eq ? (size_t)(eq - word) : 0;
+    if (eq && klen == 5 && strncasecmp(word, "State", 5) == 0) {
+        const char *st = update_node_state(eq + 1);
+        if (!st)
+            return update_node_bad_state(sc, word);
+        json_object_set_new(body, "state", json_string(st));
+        return 0;
+    }
+    if (eq && klen == 6 && strncasecmp(word, "Weight", 6) == 0) {
+        int64_t w;
+        if (update_int(eq + 1, &w)) {
+            json_object_set_new(body, "weight", json_integer(w));
+            return 0;
+        }
+    }
+    for (size_t i = 0; eq && i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (strlen(keys[i][0]) == klen && strncasecmp(word, keys[i][0], klen) == 0) {
+            json_object_set_new(body, keys[i][1], json_string(eq + 1));
+            return 0;
+        }
+    fprintf(stderr, "Update of this parameter is not supported: %s\n", word);
+    fprintf(stderr, "Request aborted\n");
+    return sc->cli.exit_error;
+}
+
+static int update_node(loom_scontrol_t *sc, const char *names, int n, char **w)
+{
+    json_t *body = json_pack("{s:s}", "nodes", names);
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++)
+        rc = update_node_field(sc, w[i], body);
+    const char *st = loom_js(body, "state");
+    if (rc == 0 && st && !loom_js(body, "reason") &&
+        (!strcmp(st, "DOWN") || !strcmp(st, "DRAIN") || !strcmp(st, "FAIL"))) {
+        fprintf(stderr, "You must specify a reason when DOWNING or DRAINING a node. "
+                        "Request denied\n");
+        rc = sc->cli.exit_error;
+    }
+    if (rc == 0) {
+        loom_err_t err = {0};
+        if (loom_cli_call(&sc->cli, "node.update", body, NULL, &err) < 0) {
+            fprintf(stderr, "slurm_update error: %s\n", loom_strerror(err.code));
+            rc = sc->cli.exit_error;
+        }
+    }
+    json_decref(body);
+    return rc;
+}
+
+static int update_partition(loom_scontrol_t *sc, const char *name, int n, char **w)
+{
+    json_t *changes = json_object();
+    for (int i = 0; i < n; i++) {
+        const char *eq = strchr(w[i], '=');
+        if (!eq) {
+            fprintf(stderr, "Invalid input: %s\nRequest aborted\n", w[i]);
+            json_decref(changes);
+            return sc->cli.exit_error;
+        }
+        char *key = loom_xstrndup(w[i], (size_t)(eq - w[i]));
+        json_object_set_new(changes, key, json_string(eq + 1));
+        free(key);
+    }
+    json_t *body = json_pack("{s:s, s:o}", "name", name, "changes", changes);
+    loom_err_t err = {0};
+    int rc = loom_cli_call(&sc->cli, "part.update", body, NULL, &err);
+    json_decref(body);
+    if (rc < 0) {
+        fprintf(stderr, "slurm_update error: %s\n", err.msg);
+        return sc->cli.exit_error;
+    }
+    return 0;
+}
+
+int loom_scontrol_update(loom_scontrol_t *sc, int n, char **w)
+{
+    if (n < 1) {
+        fprintf(stderr, "too few arguments for update keyword\n");
+        return sc->cli.exit_error;
+    }
+    loom_err_t err = {0};
+    if (!loom_cli_conf(&sc->cli, &err)) {
+        loom_cli_error(&sc->cli, "%s", err.msg);
+        return sc->cli.exit_error;
+    }
+    /* The record selector may be any of the words; Slurm takes the first. */
+    for (int i = 0; i < n; i++) {
+        const char *eq = strchr(w[i], '=');
+        if (!eq)
+            continue;
+        size_t klen = (size_t)(eq - w[i]);
+        char **rest = loom_xcalloc((size_t)n, sizeof(char *));
+        int m = 0;
+        for (int k = 0; k < n; k++)
+            if (k != i)
+                rest[m++] = w[k];
+        int rc = -1;
+        if (klen == 5 && strncasecmp(w[i], "JobId", 5) == 0)
+            rc = update_job(sc, eq + 1, m, rest);
+        else if (klen == 8 && strncasecmp(w[i], "NodeName", 8) == 0)
+            rc = update_node(sc, eq + 1, m, rest);
+        else if (klen == 13 && strncasecmp(w[i], "PartitionName", 13) == 0)
+            rc = update_partition(sc, eq + 1, m, rest);
+        free(rest);
+        if (rc != -1)
+            return rc;
+    }
+    fprintf(stderr, "No valid entity in update command\n");
+    fprintf(stderr, "Input line must include \"NodeName\", \"PartitionName\", \"Reservation\", "
+                    "\"JobId\", or \"JobName\"\n");
+    return sc->cli.exit_error;
+}
+
+/* ---- hold, release, requeue ---------------------------------------------- */
+
+/* Job ids from words ("1 2", "1,2"); prints and fails on a bad one. */
+static int update_ids(loom_scontrol_t *sc, int n, char **w, json_t *ids, loom_strv_t *texts)
+{
+    for (int i = 0; i < n; i++) {
+        loom_strv_t parts = LOOM_STRV_INIT;
+        loom_strv_split(&parts, w[i], ",");
+        for (size_t k = 0; k < parts.n; k++) {
+            loom_cli_jobid_t id;
+            if (loom_cli_jobid_parse(parts.v[k], &id) < 0) {
+                fprintf(stderr, "Invalid job id specified for job %s\n", parts.v[k]);
+                loom_strv_free(&parts);
+                return -1;
+            }
+            json_array_append_new(ids, json_integer(id.job_id));
+            loom_strv_add(texts, parts.v[k]);
+            loom_cli_jobid_free(&id);
+        }
+        loom_strv_free(&parts);
+    }
+    if (!json_array_size(ids)) {
+        fprintf(stderr, "Invalid job id specified\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* Print "<error> for job <id>" for each failed result; returns the last error. */
+static int update_results(const json_t *reply, const json_t *ids, const loom_strv_t *texts)
+{
+    int last = 0;
+    size_t i;
+    json_t *res;
+    json_array_foreach(json_object_get(reply, "results"), i, res)
+    {
+        json_t *rcv = json_object_get(res, "rc");
+        int rc = json_is_string(rcv)    ? loom_errcode(json_string_value(rcv))
+                 : json_is_integer(rcv) ? (int)json_integer_value(rcv)
+                                        : 0;
+        if (json_is_string(rcv) && rc == 0)
+            rc = -LOOM_EINTERNAL;
+        if (rc == 0)
+            continue;
+        int64_t jid = loom_ji(res, "job_id", 0);
+        const char *text = NULL;
+        for (size_t k = 0; k < json_array_size(ids); k++)
+            if (json_integer_value(json_array_get(ids, k)) == jid)
+                text = texts->v[k];
+        fprintf(stderr, "%s for job %s\n", loom_strerror(rc), text ? text : "?");
+        last = rc;
+    }
+    return last;
+}
+
+static int update_batch(loom_scontrol_t *sc, const char *type, json_t *body, json_t *ids,
+                        loom_strv_t *texts, const char *what)
+{
+    json_t *reply = NULL;
+    loom_err_t err = {0};
+    int rc = loom_cli_call(&sc->cli, type, body, &reply, &err);
+    if (rc == 0)
+        rc = update_results(reply, ids, texts);
+    else if (json_array_size(ids) == 1)
+        fprintf(stderr, "%s for job %s\n", loom_strerror(rc), texts->v[0]);
+    if (rc < 0 && what)
+        fprintf(stderr, "%s error: %s\n", what, loom_strerror(rc));
+    json_decref(reply);
+    return rc < 0 ? sc->cli.exit_error : 0;
+}
+
+int loom_scontrol_hold(loom_scontrol_t *sc, const char *verb, int n, char **w)
+{
+    json_t *ids = json_array();
+    loom_strv_t texts = LOOM_STRV_INIT;
+    int rc = sc->cli.exit_error;
+    loom_err_t err = {0};
+    if (!loom_cli_conf(&sc->cli, &err))
+        loom_cli_error(&sc->cli, "%s", err.msg);
+    else if (update_ids(sc, n, w, ids, &texts) == 0) {
+        bool release = strcasecmp(verb, "hold") != 0 && strcasecmp(verb, "uhold") != 0;
+        json_t *body = json_pack("{s:O, s:b}", "job_ids", ids, "user", !strcasecmp(verb, "uhold"));
+        rc = update_batch(sc, release ? "job.release" : "job.hold", body, ids, &texts,
+                          "slurm_suspend");
+        json_decref(body);
+    }
+    json_decref(ids);
+    loom_strv_free(&texts);
+    return rc;
+}
+
+int loom_scontrol_requeue(loom_scontrol_t *sc, bool hold, int n, char **w)
+{
+    /* "requeue Incomplete ..." and "requeuehold State=SpecialExit ...": flags we accept */
+    while (n > 0 && (strcasecmp(w[0], "Incomplete") == 0 || strncasecmp(w[0], "State=", 6) == 0)) {
+        w++;
+        n--;
+    }
+    json_t *ids = json_array();
+    loom_strv_t texts = LOOM_STRV_INIT;
+    int rc = sc->cli.exit_error;
+    loom_err_t err = {0};
+    if (!loom_cli_conf(&sc->cli, &err))
+        loom_cli_error(&sc->cli, "%s", err.msg);
+    else if (update_ids(sc, n, w, ids, &texts) == 0) {
+        json_t *body = json_pack("{s:O, s:b}", "job_ids", ids, "hold", hold);
+        rc = update_batch(sc, "job.requeue", body, ids, &texts, NULL);
+        json_decref(body);
+    }
+    json_decref(ids);
+    loom_strv_free(&texts);
+    return rc;
+}

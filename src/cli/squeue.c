@@ -1,0 +1,773 @@
+/*
+ * squeue.c - list jobs (CLI_SPEC §4): Slurm's squeue on Loom.
+ *
+ * Flow: options (+ SQUEUE_* environment) → one job.info call → expand
+ * pending array remainders where asked (-r, or -j naming tasks) → filters
+ * (all combined with AND) → sort (Slurm's default "P,t,-p": partition, state,
+ * priority descending; stable) → print with the format of §4.1 or the
+ * user's -o/-O, or --json (§11).
+ *
+ * Field getters live in squeue_fields.c; the JSON output in squeue_json.c.
+ */
+#include "cli/cli_common.h"
+#include "cli/cli_format.h"
+#include "cli/squeue_fields.h"
+#include "cli/cli_json.h"
+
+#include "common/hostlist.h"
+#include "common/jobstate.h"
+#include "common/xalloc.h"
+
+#include <getopt.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define SQUEUE_FMT_DEFAULT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
+#define SQUEUE_FMT_LONG    "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
+#define SQUEUE_FMT_STEPS   "%.15i %.8j %.9P %.8u %.9M %N"
+#define SQUEUE_FMT_START   "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"
+#define SQUEUE_MAX_TASKS   1000000
+
+typedef struct squeue_opts {
+    loom_strv_t users; /* uids, as decimal text */
+    loom_strv_t parts, names, accounts, qos, resvs;
+    loom_cli_jobid_t *jobs;
+    size_t n_jobs;
+    bool jobs_given;
+    uint32_t *states; /* state words to show; NULL: the default set */
+    size_t n_states;
+    bool all_states;
+    char *format, *format_long, *sort, *nodelist;
+    bool noheader, long_fmt, array, steps, start, json, format_cli;
+    int iterate, verbose;
+} squeue_opts_t;
+
+typedef struct squeue {
+    loom_cli_t cli;
+    squeue_opts_t o;
+    loom_squeue_view_t view;
+    loom_hostlist_t *nodes; /* -w, expanded */
+    int argc;               /* for the --json meta */
+    char **argv;
+} squeue_t;
+
+/* ---- options ------------------------------------------------------------- */
+
+static void squeue_usage(void)
+{
+    printf("Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
+           "              [-n name] [-o format] [--only-job-state] [-p partitions]\n"
+           "              [--qos qos] [--reservation reservation] [--sort fields] [--start]\n"
+           "              [--step step_id] [-t states] [-u user_name] [--usage]\n"
+           "              [-L licenses] [-w nodes] [--federation] [--local] [--sibling]\n"
+           "              [--expand-patterns] [--json=data_parser] [--yaml=data_parser]\n"
+           "              [-ahjlrsv]\n");
+}
+
+static void squeue_bad_option(squeue_t *q)
+{
+    fprintf(stderr, "Try \"squeue --help\" for more information\n");
+}
+
+/* -u: names or uids, resolved now; an unknown one is reported (Slurm goes on,
+ * and then shows no job for it). */
+static void squeue_add_users(squeue_t *q, const char *list)
+{
+    loom_strv_t v = LOOM_STRV_INIT;
+    loom_strv_split(&v, list, ",");
+    for (size_t i = 0; i < v.n; i++) {
+        struct passwd *pw = getpwnam(v.v[i]);
+        char *end;
+        long uid = strtol(v.v[i], &end, 10);
+        if (pw) {
+            char buf[32];
+            snprintf(buf, sizeof(buf), "%u", (unsigned)pw->pw_uid);
+            loom_strv_add(&q->o.users, buf);
+        } else if (*end == '\0' && uid >= 0) {
+            loom_strv_add(&q->o.users, v.v[i]);
+        } else {
+            loom_cli_error(&q->cli, "Invalid user: %s\n", v.v[i]);
+            loom_strv_add(&q->o.users, "-1");
+        }
+    }
+    loom_strv_free(&v);
+}
+
+static int squeue_add_jobs(squeue_t *q, const char *list)
+{
+    loom_strv_t v = LOOM_STRV_INIT;
+    loom_strv_split(&v, list, ",");
+    int rc = 0;
+    for (size_t i = 0; i < v.n && rc == 0; i++) {
+        loom_cli_jobid_t id;
+        if (loom_cli_jobid_parse(v.v[i], &id) < 0) {
+            loom_cli_error(&q->cli, "Invalid job id: %s", v.v[i]);
+            rc = -1;
+            break;
+        }
+        q->o.jobs = loom_xreallocarray(q->o.jobs, q->o.n_jobs + 1, sizeof(*q->o.jobs));
+        q->o.jobs[q->o.n_jobs++] = id;
+    }
+    q->o.jobs_given = true;
+    loom_strv_free(&v);
+    return rc;
+}
+
+static int squeue_add_states(squeue_t *q, const char *list)
+{
+    loom_strv_t v = LOOM_STRV_INIT;
+    loom_strv_split(&v, list, ",");
+    int rc = 0;
+    for (size_t i = 0; i < v.n; i++) {
+        uint32_t st;
+        if (strcasecmp(v.v[i], "all") == 0) {
+            q->o.all_states = true;
+        } else if (loom_job_state_parse(v.v[i], &st, NULL) == 0) {
+            q->o.states = loom_xreallocarray(q->o.states, q->o.n_states + 1, sizeof(uint32_t));
+            q->o.states[q->o.n_states++] = st;
+        } else {
+            loom_cli_error(&q->cli, "Invalid job state specified: %s", v.v[i]);
+            loom_cli_error(&q->cli,
+                           "Valid job states include: PENDING,RUNNING,SUSPENDED,COMPLETED,"
+                           "CANCELLED,FAILED,TIMEOUT,NODE_FAIL,PREEMPTED,BOOT_FAIL,DEADLINE,"
+                           "OUT_OF_MEMORY,COMPLETING,CONFIGURING,RESIZING,RESV_DEL_HOLD,"
+                           "REQUEUED,REQUEUE_FED,REQUEUE_HOLD,REVOKED,SIGNALING,SPECIAL_EXIT,"
+                           "STAGE_OUT,STOPPED\n");
+            rc = -1;
+            break;
+        }
+    }
+    loom_strv_free(&v);
+    return rc;
+}
+
+static void squeue_set(char **dst, const char *val)
+{
+    free(*dst);
+    *dst = loom_xstrdup(val);
+}
+
+/* SQUEUE_* variables: the command line overrides them (they are read first). */
+static int squeue_env(squeue_t *q)
+{
+    const char *e;
+    if ((e = getenv("SQUEUE_FORMAT")) && *e)
+        squeue_set(&q->o.format, e);
+    if ((e = getenv("SQUEUE_FORMAT2")) && *e)
+        squeue_set(&q->o.format_long, e);
+    if ((e = getenv("SQUEUE_SORT")) && *e)
+        squeue_set(&q->o.sort, e);
+    if ((e = getenv("SQUEUE_USERS")) && *e)
+        squeue_add_users(q, e);
+    if ((e = getenv("SQUEUE_PARTITION")) && *e)
+        loom_strv_split(&q->o.parts, e, ",");
+    if ((e = getenv("SQUEUE_ACCOUNT")) && *e)
+        loom_strv_split(&q->o.accounts, e, ",");
+    if ((e = getenv("SQUEUE_ARRAY")))
+        q->o.array = true;
+    if ((e = getenv("SQUEUE_STATES")) && *e)
+        return squeue_add_states(q, e);
+    return 0;
+}
+
+enum {
+    OPT_ME = 0x100,
+    OPT_START,
+    OPT_JSON,
+    OPT_YAML,
+    OPT_USAGE,
+    OPT_HELP,
+    OPT_IGNORE,
+};
+
+static const struct option squeue_longopts[] = {
+    {"account", required_argument, NULL, 'A'},
+    {"all", no_argument, NULL, 'a'},
+    {"array", no_argument, NULL, 'r'},
+    {"clusters", required_argument, NULL, 'M'},
+    {"federation", no_argument, NULL, OPT_IGNORE},
+    {"format", required_argument, NULL, 'o'},
+    {"Format", required_argument, NULL, 'O'},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"hide", no_argument, NULL, OPT_IGNORE},
+    {"iterate", required_argument, NULL, 'i'},
+    {"jobs", optional_argument, NULL, 'j'},
+    {"json", optional_argument, NULL, OPT_JSON},
+    {"licenses", required_argument, NULL, 'L'},
+    {"local", no_argument, NULL, OPT_IGNORE},
+    {"long", no_argument, NULL, 'l'},
+    {"me", no_argument, NULL, OPT_ME},
+    {"name", required_argument, NULL, 'n'},
+    {"noconvert", no_argument, NULL, OPT_IGNORE},
+    {"noheader", no_argument, NULL, 'h'},
+    {"nodelist", required_argument, NULL, 'w'},
+    {"only-job-state", no_argument, NULL, OPT_IGNORE},
+    {"partition", required_argument, NULL, 'p'},
+    {"priority", no_argument, NULL, 'P'},
+    {"qos", required_argument, NULL, 'q'},
+    {"reservation", required_argument, NULL, 'R'},
+    {"sibling", no_argument, NULL, OPT_IGNORE},
+    {"sort", required_argument, NULL, 'S'},
+    {"start", no_argument, NULL, OPT_START},
+    {"states", required_argument, NULL, 't'},
+    {"steps", optional_argument, NULL, 's'},
+    {"usage", no_argument, NULL, OPT_USAGE},
+    {"user", required_argument, NULL, 'u'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"version", no_argument, NULL, 'V'},
+    {"yaml", optional_argument, NULL, OPT_YAML},
+    {NULL, 0, NULL, 0},
+};
+
+/* One option; returns 1 to go on, 0 to exit successfully, -1 to fail. */
+static int squeue_option(squeue_t *q, int c, const char *arg)
+{
+    char buf[32];
+    switch (c) {
+    case 'A':
+        loom_strv_split(&q->o.accounts, arg, ",");
+        break;
+    case 'a':
+    case 'P':
+    case 'M':
+    case 'L':
+    case OPT_IGNORE:
+        break;
+    case 'r':
+        q->o.array = true;
+        break;
+    case 'o':
+        squeue_set(&q->o.format, arg);
+        q->o.format_cli = true;
+        break;
+    case 'O':
+        squeue_set(&q->o.format_long, arg);
+        free(q->o.format);
+        q->o.format = NULL;
+        break;
+    case 'i':
+        q->o.iterate = atoi(arg);
+        break;
+    case 'j':
+        return arg && squeue_add_jobs(q, arg) < 0 ? -1 : 1;
+    case OPT_JSON:
+        q->o.json = true;
+        break;
+    case OPT_YAML:
+        loom_cli_error(&q->cli, "--yaml is not supported by this build; use --json");
+        return -1;
+    case 'l':
+        q->o.long_fmt = true;
+        break;
+    case OPT_ME:
+        snprintf(buf, sizeof(buf), "%u", (unsigned)getuid());
+        loom_strv_add(&q->o.users, buf);
+        break;
+    case 'n':
+        loom_strv_split(&q->o.names, arg, ",");
+        break;
+    case 'h':
+        q->o.noheader = true;
+        break;
+    case 'w':
+        squeue_set(&q->o.nodelist, arg);
+        break;
+    case 'p':
+        loom_strv_split(&q->o.parts, arg, ",");
+        break;
+    case 'q':
+        loom_strv_split(&q->o.qos, arg, ",");
+        break;
+    case 'R':
+        loom_strv_split(&q->o.resvs, arg, ",");
+        break;
+    case 'S':
+        squeue_set(&q->o.sort, arg);
+        break;
+    case OPT_START:
+        q->o.start = true;
+        break;
+    case 't':
+        return squeue_add_states(q, arg) < 0 ? -1 : 1;
+    case 's':
+        q->o.steps = true;
+        break;
+    case 'u':
+        squeue_add_users(q, arg);
+        break;
+    case 'v':
+        q->o.verbose++;
+        break;
+    case 'V':
+        loom_cli_version();
+        return 0;
+    case OPT_HELP:
+    case OPT_USAGE:
+        squeue_usage();
+        return 0;
+    default:
+        return -2;
+    }
+    return 1;
+}
+
+static int squeue_parse(squeue_t *q, int argc, char **argv)
+{
+    if (squeue_env(q) < 0)
+        return -1;
+    int c;
+    opterr = 1;
+    while ((c = getopt_long(argc, argv, "A:ahi:j::lL:M:n:o:O:p:Pq:rR:s::S:t:u:vVw:",
+                            squeue_longopts, NULL)) != -1) {
+        int rc = squeue_option(q, c, optarg);
+        if (rc == -2) {
+            squeue_bad_option(q);
+            return -1;
+        }
+        if (rc <= 0)
+            return rc;
+    }
+    /* A bare job list after the options, as squeue -j accepts with no argument. */
+    for (int i = optind; i < argc; i++)
+        if (squeue_add_jobs(q, argv[i]) < 0)
+            return -1;
+    if (q->o.long_fmt && q->o.format_cli) {
+        fprintf(stderr, "squeue: fatal: Options -o(--format) and -l(--long) are mutually "
+                        "exclusive. Please remove one and retry.\n");
+        return -1;
+    }
+    loom_cli_set_verbosity(&q->cli, q->o.verbose, false);
+    return 1;
+}
+
+/* ---- arrays -------------------------------------------------------------- */
+
+/* A pending remainder "5-9%2" becomes one record per index. */
+static void squeue_expand_one(const json_t *job, json_t *out)
+{
+    int64_t *vals = NULL;
+    size_t n = 0;
+    if (loom_cli_ranges(loom_js(job, "array_task_str"), SQUEUE_MAX_TASKS, &vals, &n) < 0) {
+        json_array_append(out, (json_t *)job);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_t *t = json_copy((json_t *)job);
+        json_object_del(t, "array_task_str");
+        json_object_set_new(t, "array_task_id", json_integer(vals[i]));
+        json_array_append_new(out, t);
+    }
+    free(vals);
+}
+
+static bool squeue_wants_tasks(const squeue_t *q)
+{
+    if (q->o.array)
+        return true;
+    for (size_t i = 0; i < q->o.n_jobs; i++)
+        if (q->o.jobs[i].task >= 0 || q->o.jobs[i].tasks)
+            return true;
+    return false;
+}
+
+static json_t *squeue_expand(const squeue_t *q, json_t *jobs)
+{
+    json_t *out = json_array();
+    size_t i;
+    json_t *j;
+    bool expand = squeue_wants_tasks(q);
+    json_array_foreach(jobs, i, j)
+    {
+        const char *rest = loom_js(j, "array_task_str");
+        if (expand && rest && *rest)
+            squeue_expand_one(j, out);
+        else
+            json_array_append(out, j);
+    }
+    return out;
+}
+
+/* ---- filters ------------------------------------------------------------- */
+
+static bool squeue_in(const loom_strv_t *set, const char *val)
+{
+    return set->n == 0 || (val && loom_strv_find(set, val) >= 0);
+}
+
+static bool squeue_state_ok(const squeue_t *q, uint32_t st)
+{
+    if (q->o.all_states)
+        return true;
+    if (q->o.n_states == 0)
+        return !loom_job_state_is_terminal(st) || (st & LOOM_JOB_F_COMPLETING);
+    for (size_t i = 0; i < q->o.n_states; i++) {
+        uint32_t want = q->o.states[i];
+        if (want > LOOM_JOB_STATE_BASE ? (st & want) != 0 : loom_job_base(st) == want)
+            return true;
+    }
+    return false;
+}
+
+static bool squeue_user_ok(const squeue_t *q, const json_t *j)
+{
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%lld", (long long)loom_ji(j, "user_id", -1));
+    return squeue_in(&q->o.users, buf);
+}
+
+static bool squeue_jobs_ok(const squeue_t *q, const json_t *j)
+{
+    if (!q->o.n_jobs)
+        return true;
+    for (size_t i = 0; i < q->o.n_jobs; i++)
+        if (loom_cli_jobid_match(&q->o.jobs[i], j))
+            return true;
+    return false;
+}
+
+/* The job's nodes meet the -w list. */
+static bool squeue_nodes_ok(const squeue_t *q, const json_t *j)
+{
+    if (!q->nodes)
+        return true;
+    loom_hostlist_t *hl = NULL;
+    const char *nodes = loom_js(j, "nodes");
+    if (!nodes || !*nodes || loom_hostlist_parse(nodes, &hl, NULL) < 0)
+        return false;
+    bool hit = false;
+    for (size_t i = 0; !hit && i < loom_hostlist_count(hl); i++)
+        hit = loom_hostlist_find(q->nodes, loom_hostlist_nth(hl, i)) >= 0;
+    loom_hostlist_destroy(hl);
+    return hit;
+}
+
+static bool squeue_match(const squeue_t *q, const json_t *j)
+{
+    return squeue_state_ok(q, loom_cli_job_state(j)) && squeue_user_ok(q, j) &&
+           squeue_jobs_ok(q, j) && squeue_in(&q->o.parts, loom_js(j, "partition")) &&
+           squeue_in(&q->o.names, loom_js(j, "name")) &&
+           squeue_in(&q->o.accounts, loom_js(j, "account")) &&
+           squeue_in(&q->o.qos, loom_js(j, "qos")) &&
+           squeue_in(&q->o.resvs, loom_js(j, "reservation")) && squeue_nodes_ok(q, j);
+}
+
+/* ---- sorting ------------------------------------------------------------- */
+
+typedef struct squeue_rec {
+    const json_t *j;
+    size_t idx; /* position from the controller: the last tie-breaker */
+} squeue_rec_t;
+
+static int squeue_cmp_int(int64_t a, int64_t b)
+{
+    return a < b ? -1 : a > b;
+}
+
+static int squeue_cmp_str(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "");
+}
+
+static int squeue_cmp_field(const loom_squeue_view_t *v, char key, const json_t *a, const json_t *b)
+{
+    switch (key) {
+    case 'P':
+        return squeue_cmp_str(loom_js(a, "partition"), loom_js(b, "partition"));
+    case 't':
+    case 'T':
+        return squeue_cmp_int(loom_cli_job_state(a), loom_cli_job_state(b));
+    case 'p':
+    case 'Q':
+        return squeue_cmp_int((uint32_t)loom_ji(a, "priority", 0),
+                              (uint32_t)loom_ji(b, "priority", 0));
+    case 'i':
+    case 'A':
+    case 'F':
+        return squeue_cmp_int(loom_ji(a, "job_id", 0), loom_ji(b, "job_id", 0));
+    case 'K':
+        return squeue_cmp_int(loom_ji(a, "array_task_id", -1), loom_ji(b, "array_task_id", -1));
+    case 'j':
+    case 'n':
+        return squeue_cmp_str(loom_js(a, "name"), loom_js(b, "name"));
+    case 'u':
+        return squeue_cmp_str(loom_js(a, "user_name"), loom_js(b, "user_name"));
+    case 'U':
+        return squeue_cmp_int(loom_ji(a, "user_id", 0), loom_ji(b, "user_id", 0));
+    case 'M':
+        return squeue_cmp_int(loom_cli_job_runtime(a, v->now), loom_cli_job_runtime(b, v->now));
+    case 'l':
+        return squeue_cmp_int(loom_cli_job_limit(a), loom_cli_job_limit(b));
+    case 'D':
+        return squeue_cmp_int(loom_ji(a, "num_nodes", 0), loom_ji(b, "num_nodes", 0));
+    case 'C':
+        return squeue_cmp_int(loom_ji(a, "num_cpus", 0), loom_ji(b, "num_cpus", 0));
+    case 'V':
+        return squeue_cmp_int(loom_ji(a, "submit_time", 0), loom_ji(b, "submit_time", 0));
+    case 'S':
+        return squeue_cmp_int(loom_ji(a, "start_time", 0), loom_ji(b, "start_time", 0));
+    case 'e':
+        return squeue_cmp_int(loom_ji(a, "end_time", 0), loom_ji(b, "end_time", 0));
+    case 'a':
+        return squeue_cmp_str(loom_js(a, "account"), loom_js(b, "account"));
+    case 'q':
+        return squeue_cmp_str(loom_js(a, "qos"), loom_js(b, "qos"));
+    case 'r':
+        return squeue_cmp_str(loom_js(a, "reason"), loom_js(b, "reason"));
+    case 'N':
+        return squeue_cmp_str(loom_js(a, "nodes"), loom_js(b, "nodes"));
+    case 'y':
+        return squeue_cmp_int(loom_ji(a, "nice", 0), loom_ji(b, "nice", 0));
+    default:
+        return 0;
+    }
+}
+
+typedef struct squeue_sort_ctx {
+    const loom_squeue_view_t *view;
+    const char *keys;
+} squeue_sort_ctx_t;
+
+static int squeue_cmp(const void *pa, const void *pb, void *arg)
+{
+    const squeue_sort_ctx_t *sc = arg;
+    const squeue_rec_t *a = pa, *b = pb;
+    for (const char *k = sc->keys; *k; k++) {
+        bool rev = false;
+        if (*k == ',' || *k == '+' || *k == '-')
+            continue;
+        if (k > sc->keys && k[-1] == '-')
+            rev = true;
+        int d = squeue_cmp_field(sc->view, *k, a->j, b->j);
+        if (d)
+            return rev ? -d : d;
+    }
+    return squeue_cmp_int((int64_t)a->idx, (int64_t)b->idx);
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+static const char *squeue_default_sort(const squeue_t *q)
+{
+    if (q->o.sort)
+        return q->o.sort;
+    if (q->o.start)
+        return "S";
+    return q->o.steps ? "P,i" : "P,t,-p";
+}
+
+static void squeue_format(squeue_t *q, loom_fmt_t *f)
+{
+    const loom_fmt_col_t *cols = q->o.steps ? loom_squeue_step_cols : loom_squeue_job_cols;
+    size_t n = q->o.steps ? loom_squeue_step_ncols : loom_squeue_job_ncols;
+    loom_strv_t bad = LOOM_STRV_INIT;
+    if (q->o.long_fmt && !q->o.steps)
+        loom_fmt_parse(SQUEUE_FMT_LONG, cols, n, 0, f, &bad);
+    else if (q->o.format_long && !q->o.format)
+        loom_fmt_parse_long(q->o.format_long, cols, n, f, &bad);
+    else if (q->o.format)
+        loom_fmt_parse(q->o.format, cols, n, 0, f, &bad);
+    else if (q->o.steps)
+        loom_fmt_parse(SQUEUE_FMT_STEPS, cols, n, 0, f, &bad);
+    else if (q->o.start)
+        loom_fmt_parse(SQUEUE_FMT_START, cols, n, 0, f, &bad);
+    else
+        loom_fmt_parse(SQUEUE_FMT_DEFAULT, cols, n, 0, f, &bad);
+    for (size_t i = 0; i < bad.n; i++)
+        loom_cli_error(&q->cli, "Invalid job format specification: %s", bad.v[i]);
+    loom_strv_free(&bad);
+}
+
+/* squeue -s: the batch step of each running batch job, then the job's steps. */
+static json_t *squeue_steps(const json_t *jobs)
+{
+    json_t *out = json_array();
+    size_t i, k;
+    json_t *j, *s;
+    json_array_foreach(jobs, i, j)
+    {
+        loom_job_state_t b = loom_job_base(loom_cli_job_state(j));
+        if (b != LOOM_JOB_RUNNING && b != LOOM_JOB_SUSPENDED)
+            continue;
+        loom_sbuf_t id = LOOM_SBUF_INIT;
+        loom_cli_job_id(j, &id);
+        if (loom_ji(j, "batch_flag", 1)) {
+            json_array_append_new(out,
+                                  json_pack("{s:s+, s:s, s:I, s:s, s:O}", "step",
+                                            loom_sbuf_str(&id), ".batch", "name", "batch",
+                                            "start_time", (json_int_t)loom_ji(j, "start_time", 0),
+                                            "nodes", loom_js_or(j, "batch_host", ""), "job", j));
+        }
+        json_array_foreach(json_object_get(j, "steps"), k, s)
+        {
+            json_t *c = json_copy(s);
+            json_object_set_new(
+                c, "step",
+                json_sprintf("%s.%lld", loom_sbuf_str(&id), (long long)loom_ji(s, "step_id", 0)));
+            json_object_set(c, "job", j);
+            json_array_append_new(out, c);
+        }
+        loom_sbuf_free(&id);
+    }
+    return out;
+}
+
+static void squeue_print(squeue_t *q, const json_t *recs, loom_sbuf_t *out)
+{
+    loom_fmt_t f = LOOM_FMT_INIT;
+    squeue_format(q, &f);
+    size_t n = json_array_size(recs);
+    squeue_rec_t *v = loom_xcalloc(n ? n : 1, sizeof(*v));
+    for (size_t i = 0; i < n; i++)
+        v[i] = (squeue_rec_t){json_array_get(recs, i), i};
+    squeue_sort_ctx_t sc = {&q->view, squeue_default_sort(q)};
+    qsort_r(v, n, sizeof(*v), squeue_cmp, &sc);
+    if (!q->o.noheader) {
+        if (q->o.long_fmt)
+            loom_fmt_date_line(q->view.now, out);
+        loom_fmt_header(&f, out);
+    }
+    for (size_t i = 0; i < n; i++)
+        loom_fmt_row(&f, &q->view, v[i].j, out);
+    free(v);
+    loom_fmt_free(&f);
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+static int squeue_fetch(squeue_t *q, json_t **jobs)
+{
+    json_t *body = json_pack("{s:b}", "steps", q->o.steps), *reply = NULL;
+    loom_err_t err = {0};
+    int rc = loom_cli_call(&q->cli, "job.info", body, &reply, &err);
+    json_decref(body);
+    if (rc < 0) {
+        fprintf(stderr, "slurm_load_jobs error: %s\n", err.msg);
+        json_decref(reply);
+        return rc;
+    }
+    q->view.now = (time_t)loom_ji(reply, "now", (int64_t)time(NULL));
+    *jobs = json_incref(json_object_get(reply, "jobs"));
+    if (!*jobs)
+        *jobs = json_array();
+    json_decref(reply);
+    return 0;
+}
+
+/* squeue -j N for one plain id that the controller does not have. */
+static bool squeue_single_missing(const squeue_t *q, const json_t *jobs)
+{
+    if (q->o.n_jobs != 1 || q->o.jobs[0].task >= 0 || q->o.jobs[0].tasks)
+        return false;
+    size_t i;
+    json_t *j;
+    json_array_foreach(jobs, i, j)
+    {
+        if (loom_cli_jobid_match(&q->o.jobs[0], j))
+            return false;
+    }
+    return true;
+}
+
+static int squeue_nodes_filter(squeue_t *q)
+{
+    if (!q->o.nodelist)
+        return 0;
+    loom_err_t err = {0};
+    if (loom_hostlist_parse(q->o.nodelist, &q->nodes, &err) < 0) {
+        loom_cli_error(&q->cli, "Invalid node name %s", q->o.nodelist);
+        return -1;
+    }
+    const loom_conf_t *conf = loom_cli_conf(&q->cli, &err);
+    for (size_t i = 0; conf && i < loom_hostlist_count(q->nodes); i++)
+        if (!loom_conf_find_node(conf, loom_hostlist_nth(q->nodes, i))) {
+            loom_cli_error(&q->cli, "Invalid node name %s", loom_hostlist_nth(q->nodes, i));
+            return -1;
+        }
+    return 0;
+}
+
+static int squeue_once(squeue_t *q)
+{
+    json_t *all = NULL;
+    if (squeue_fetch(q, &all) < 0)
+        return q->cli.exit_error;
+    if (q->o.jobs_given && squeue_single_missing(q, all)) {
+        fprintf(stderr, "slurm_load_jobs error: %s\n", loom_strerror(-LOOM_EINVAL_JOBID));
+        json_decref(all);
+        return q->cli.exit_error;
+    }
+    json_t *expanded = squeue_expand(q, all), *sel = json_array();
+    size_t i;
+    json_t *j;
+    json_array_foreach(expanded, i, j)
+    {
+        bool pending = loom_job_base(loom_cli_job_state(j)) == LOOM_JOB_PENDING;
+        if (squeue_match(q, j) && (!q->o.start || pending))
+            json_array_append(sel, j);
+    }
+    loom_sbuf_t out = LOOM_SBUF_INIT;
+    if (q->o.json) {
+        loom_cli_json_jobs(q->cli.conf, q->view.now, sel, q->argc, q->argv, &out);
+    } else {
+        json_t *recs = q->o.steps ? squeue_steps(sel) : json_incref(sel);
+        squeue_print(q, recs, &out);
+        json_decref(recs);
+    }
+    loom_cli_flush(&out);
+    loom_sbuf_free(&out);
+    json_decref(sel);
+    json_decref(expanded);
+    json_decref(all);
+    return 0;
+}
+
+static void squeue_free(squeue_t *q)
+{
+    loom_strv_free(&q->o.users);
+    loom_strv_free(&q->o.parts);
+    loom_strv_free(&q->o.names);
+    loom_strv_free(&q->o.accounts);
+    loom_strv_free(&q->o.qos);
+    loom_strv_free(&q->o.resvs);
+    for (size_t i = 0; i < q->o.n_jobs; i++)
+        loom_cli_jobid_free(&q->o.jobs[i]);
+    free(q->o.jobs);
+    free(q->o.states);
+    free(q->o.format);
+    free(q->o.format_long);
+    free(q->o.sort);
+    free(q->o.nodelist);
+    loom_hostlist_destroy(q->nodes);
+    loom_cli_fini(&q->cli);
+}
+
+int main(int argc, char **argv)
+{
+    squeue_t q = {.argc = argc, .argv = argv};
+    loom_cli_init(&q.cli, "squeue");
+    argv[0] = "squeue"; /* getopt's messages name the command, not its path */
+    int rc = squeue_parse(&q, argc, argv);
+    if (rc <= 0) {
+        squeue_free(&q);
+        return rc == 0 ? 0 : q.cli.exit_error;
+    }
+    loom_err_t err = {0};
+    const loom_conf_t *conf = loom_cli_conf(&q.cli, &err);
+    q.view.cluster = conf ? conf->cluster_name : NULL;
+    rc = squeue_nodes_filter(&q) < 0 ? q.cli.exit_error : 0;
+    while (rc == 0) {
+        rc = squeue_once(&q);
+        if (q.o.iterate <= 0)
+            break;
+        fflush(stdout);
+        sleep((unsigned)q.o.iterate);
+        if (!q.o.noheader)
+            putchar('\n');
+    }
+    squeue_free(&q);
+    return rc;
+}

@@ -1,0 +1,710 @@
+/*
+ * squeue_fields.c - the getters behind squeue's columns (CLI_SPEC §4.2).
+ * One table per record kind; see squeue_fields.h for the value conventions.
+ * Headers and unset-value texts were checked against squeue 22.05.
+ */
+#include "cli/squeue_fields.h"
+
+#include "common/jobstate.h"
+#include "common/memsize.h"
+#include "common/timefmt.h"
+
+#include <stdint.h>
+
+/* Getter signature shorthand: v is the view, j the job record. */
+#define GETTER(fn)                                                                                 \
+    static int fn(const void *ctx, const void *rec, loom_sbuf_t *out)                              \
+    {                                                                                              \
+        fn##_body((const loom_squeue_view_t *)ctx, (const json_t *)rec, out);                      \
+        return 0;                                                                                  \
+    }
+/* The same for bodies that say whether their value may overflow its column. */
+#define GETTER_F(fn)                                                                               \
+    static int fn(const void *ctx, const void *rec, loom_sbuf_t *out)                              \
+    {                                                                                              \
+        return fn##_body((const loom_squeue_view_t *)ctx, (const json_t *)rec, out);               \
+    }
+
+/* A numeric elapsed time may overflow; UNLIMITED and NOT_SET are cut. */
+static int fields_secs(int64_t secs, loom_sbuf_t *out)
+{
+    loom_time_fmt_elapsed(secs, out);
+    return secs >= 0 ? LOOM_FMT_NOCUT : 0;
+}
+
+/* A string member, or dflt when absent or empty. */
+static void fields_str(const json_t *j, const char *key, const char *dflt, loom_sbuf_t *out)
+{
+    const char *s = loom_js(j, key);
+    loom_sbuf_add(out, s && *s ? s : dflt);
+}
+
+static void fields_int(const json_t *j, const char *key, int64_t dflt, loom_sbuf_t *out)
+{
+    loom_sbuf_addf(out, "%lld", (long long)loom_ji(j, key, dflt));
+}
+
+static void fields_date(const json_t *j, const char *key, loom_sbuf_t *out)
+{
+    loom_date_fmt((time_t)loom_ji(j, key, 0), "N/A", out);
+}
+
+static bool fields_pending(const json_t *j)
+{
+    return loom_job_base(loom_cli_job_state(j)) == LOOM_JOB_PENDING;
+}
+
+/* ---- identity ------------------------------------------------------------ */
+
+static void job_id_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_cli_job_id(j, out);
+}
+GETTER(job_id)
+
+static void raw_id_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_int(j, "job_id", 0, out);
+}
+GETTER(raw_id)
+
+static void array_job_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    int64_t a = loom_ji(j, "array_job_id", 0);
+    loom_sbuf_addf(out, "%lld", (long long)(a > 0 ? a : loom_ji(j, "job_id", 0)));
+}
+GETTER(array_job)
+
+static void array_task_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    const char *rest = loom_js(j, "array_task_str");
+    if (loom_ji(j, "array_job_id", 0) <= 0)
+        loom_sbuf_add(out, "N/A");
+    else if (rest && *rest)
+        loom_sbuf_add(out, rest);
+    else
+        fields_int(j, "array_task_id", 0, out);
+}
+GETTER(array_task)
+
+static void name_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "name", "", out);
+}
+GETTER(name)
+
+static void user_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    const char *u = loom_js(j, "user_name");
+    if (u && *u)
+        loom_sbuf_add(out, u);
+    else
+        loom_cli_user_name(loom_ji(j, "user_id", -1), out);
+}
+GETTER(user)
+
+static void uid_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_int(j, "user_id", 0, out);
+}
+GETTER(uid)
+
+static void group_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    const char *g = loom_js(j, "group_name");
+    if (g && *g)
+        loom_sbuf_add(out, g);
+    else
+        loom_cli_group_name(loom_ji(j, "group_id", -1), out);
+}
+GETTER(group)
+
+static void gid_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_int(j, "group_id", 0, out);
+}
+GETTER(gid)
+
+static void partition_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "partition", "", out);
+}
+GETTER(partition)
+
+static void account_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "account", "(null)", out);
+}
+GETTER(account)
+
+static void qos_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "qos", "(null)", out);
+}
+GETTER(qos)
+
+/* ---- state and reason ---------------------------------------------------- */
+
+static void state_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, loom_job_state_name(loom_cli_job_state(j)));
+}
+GETTER(state)
+
+static void state_short_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, loom_job_state_short(loom_cli_job_state(j)));
+}
+GETTER(state_short)
+
+static void reason_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "reason", "None", out);
+}
+GETTER(reason)
+
+void loom_squeue_reason_list(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_job_state_t b = loom_job_base(loom_cli_job_state(j));
+    if (b == LOOM_JOB_PENDING || b == LOOM_JOB_TIMEOUT || b == LOOM_JOB_OUT_OF_MEMORY ||
+        b == LOOM_JOB_DEADLINE || b == LOOM_JOB_FAILED) {
+        loom_sbuf_addc(out, '(');
+        fields_str(j, "reason", "None", out);
+        loom_sbuf_addc(out, ')');
+    } else {
+        fields_str(j, "nodes", "", out);
+    }
+}
+
+static int reason_list_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_squeue_reason_list(v, j, out);
+    return loom_sbuf_str(out)[0] == '(' ? 0 : LOOM_FMT_NOCUT;
+}
+GETTER_F(reason_list)
+
+static void dependency_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "dependency", "(null)", out);
+}
+GETTER(dependency)
+
+/* ---- times --------------------------------------------------------------- */
+
+static int time_used_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    return fields_secs(loom_cli_job_runtime(j, v->now), out);
+}
+GETTER_F(time_used)
+
+static int time_limit_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    return fields_secs(loom_cli_job_limit(j), out);
+}
+GETTER_F(time_limit)
+
+static int time_left_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    int64_t limit = loom_cli_job_limit(j);
+    if (limit >= 0) {
+        limit -= loom_cli_job_runtime(j, v->now);
+        if (limit < 0)
+            limit = 0;
+    }
+    return fields_secs(limit, out);
+}
+GETTER_F(time_left)
+
+static void time_min_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_time_fmt_elapsed(loom_ji(j, "time_min", 0) * 60, out);
+}
+GETTER(time_min)
+
+static void submit_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_date(j, "submit_time", out);
+}
+GETTER(submit)
+
+static void start_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_date(j, "start_time", out);
+}
+GETTER(start)
+
+/* Slurm prints NONE for a started (or scheduled) job without a limit. */
+static void end_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    int64_t start = loom_ji(j, "start_time", 0), end = loom_ji(j, "end_time", 0);
+    int64_t limit = loom_cli_job_limit(j);
+    bool done = loom_job_state_is_terminal(loom_cli_job_state(j));
+    if (!done && limit == LOOM_TIME_INFINITE && start > 0)
+        loom_sbuf_add(out, "NONE");
+    else if (end <= 0 && start > 0 && limit >= 0)
+        loom_date_fmt((time_t)(start + limit), "N/A", out);
+    else
+        loom_date_fmt((time_t)end, "N/A", out);
+}
+GETTER(end)
+
+static void eligible_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_date(j, "eligible_time", out);
+}
+GETTER(eligible)
+
+static void accrue_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_date(j, "accrue_time", out);
+}
+GETTER(accrue)
+
+static void sched_eval_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_date(j, "last_sched_eval", out);
+}
+GETTER(sched_eval)
+
+static void pending_time_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    int64_t submit = loom_ji(j, "submit_time", 0), start = loom_ji(j, "start_time", 0);
+    int64_t until = fields_pending(j) || start <= 0 ? (int64_t)v->now : start;
+    loom_sbuf_addf(out, "%lld", (long long)(until > submit && submit > 0 ? until - submit : 0));
+}
+GETTER(pending_time)
+
+/* ---- sizes --------------------------------------------------------------- */
+
+static void nodes_count_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_int(j, "num_nodes", 1, out);
+}
+GETTER(nodes_count)
+
+static void cpus_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_int(j, "num_cpus", 1, out);
+}
+GETTER(cpus)
+
+static void tasks_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_int(j, "num_tasks", 1, out);
+}
+GETTER(tasks)
+
+static void cpus_per_task_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_int(j, "cpus_per_task", 1, out);
+}
+GETTER(cpus_per_task)
+
+static void min_cpus_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_int(j, "min_cpus", loom_ji(j, "cpus_per_task", 1), out);
+}
+GETTER(min_cpus)
+
+static void min_memory_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    int64_t mib = loom_ji(j, "mem_per_node", loom_ji(j, "mem_per_cpu", 0));
+    if (mib <= 0)
+        loom_sbuf_add(out, "0");
+    else
+        loom_mem_fmt((uint64_t)mib, out);
+}
+GETTER(min_memory)
+
+static void min_tmp_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_int(j, "tmp_disk", 0, out);
+}
+GETTER(min_tmp)
+
+static void max_cpus_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_int(j, "max_cpus", loom_ji(j, "num_cpus", 1), out);
+}
+GETTER(max_cpus)
+
+static void max_nodes_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_int(j, "max_nodes", loom_ji(j, "num_nodes", 1), out);
+}
+GETTER(max_nodes)
+
+static void star_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, "*");
+}
+GETTER(star)
+
+static void sct_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, "*:*:*");
+}
+GETTER(sct)
+
+/* ---- placement ----------------------------------------------------------- */
+
+static int nodelist_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "nodes", "", out);
+    return LOOM_FMT_NOCUT;
+}
+GETTER_F(nodelist)
+
+static void batch_host_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "batch_host", "n/a", out);
+}
+GETTER(batch_host)
+
+static void req_nodes_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "req_nodes", "", out);
+}
+GETTER(req_nodes)
+
+static void exc_nodes_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "exc_nodes", "", out);
+}
+GETTER(exc_nodes)
+
+static void features_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "features", "(null)", out);
+}
+GETTER(features)
+
+static void reservation_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "reservation", "(null)", out);
+}
+GETTER(reservation)
+
+static void licenses_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "licenses", "(null)", out);
+}
+GETTER(licenses)
+
+static void tres_node_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "tres_per_node", "N/A", out);
+}
+GETTER(tres_node)
+
+static void tres_job_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "tres_per_job", "N/A", out);
+}
+GETTER(tres_job)
+
+static void tres_task_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "tres_per_task", "N/A", out);
+}
+GETTER(tres_task)
+
+static void tres_alloc_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    const char *a = loom_js(j, "tres_alloc");
+    fields_str(j, a && *a ? "tres_alloc" : "tres_req", "(null)", out);
+}
+GETTER(tres_alloc)
+
+static void oversubscribe_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    if (loom_jb(j, "exclusive", false))
+        loom_sbuf_add(out, "NO");
+    else if (loom_jb(j, "oversubscribe", false))
+        loom_sbuf_add(out, "YES");
+    else
+        loom_sbuf_add(out, "OK");
+}
+GETTER(oversubscribe)
+
+/* ---- misc ---------------------------------------------------------------- */
+
+static void priority_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_int(j, "priority", 0, out);
+}
+GETTER(priority)
+
+static void priority_norm_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    double p = (double)(uint32_t)loom_ji(j, "priority", 0);
+    loom_sbuf_addf(out, "%.14f", p / 4294967295.0);
+}
+GETTER(priority_norm)
+
+static void nice_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_int(j, "nice", 0, out);
+}
+GETTER(nice)
+
+static void work_dir_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "work_dir", "", out);
+}
+GETTER(work_dir)
+
+static void command_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "command", "(null)", out);
+}
+GETTER(command)
+
+static void comment_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "comment", "(null)", out);
+}
+GETTER(comment)
+
+static void null_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, "(null)");
+}
+GETTER(null)
+
+static void na_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, "N/A");
+}
+GETTER(na)
+
+static void zero_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, "0");
+}
+GETTER(zero)
+
+static void empty_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+}
+GETTER(empty)
+
+static void std_out_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_cli_job_stdio(j, 'o', out);
+}
+GETTER(std_out)
+
+static void std_err_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_cli_job_stdio(j, 'e', out);
+}
+GETTER(std_err)
+
+static void std_in_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_cli_job_stdio(j, 'i', out);
+}
+GETTER(std_in)
+
+static void restarts_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_int(j, "restart_cnt", 0, out);
+}
+GETTER(restarts)
+
+static void exit_code_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_int(j, "exit_code", 0, out);
+}
+GETTER(exit_code)
+
+static void requeue_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, loom_jb(j, "requeue", true) ? "1" : "0");
+}
+GETTER(requeue)
+
+static void cluster_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, v->cluster ? v->cluster : "(null)");
+}
+GETTER(cluster)
+
+static void alloc_node_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "alloc_node", "(null)", out);
+}
+GETTER(alloc_node)
+
+static void alloc_sid_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_int(j, "alloc_sid", 0, out);
+}
+GETTER(alloc_sid)
+
+/* clang-format off */
+const loom_fmt_col_t loom_squeue_job_cols[] = {
+    {'i', "JobArrayID", "JOBID", 0, job_id, 0},
+    {'A', "JobID", "JOBID", 0, raw_id, 0},
+    {'F', "ArrayJobID", "ARRAY_JOB_ID", 0, array_job, 0},
+    {'K', "ArrayTaskID", "ARRAY_TASK_ID", 0, array_task, 0},
+    {'j', "Name", "NAME", 0, name, 0},
+    {'u', "UserName", "USER", 0, user, 0},
+    {'U', "UserID", "UID", 0, uid, 0},
+    {'g', "GroupName", "GROUP", 0, group, 0},
+    {'G', "GroupID", "GROUP", 0, gid, 0},
+    {'P', "Partition", "PARTITION", 0, partition, 0},
+    {'a', "Account", "ACCOUNT", 0, account, 0},
+    {'q', "QOS", "QOS", 0, qos, 0},
+    {'t', "StateCompact", "ST", 0, state_short, 0},
+    {'T', "State", "STATE", 0, state, 0},
+    {'r', "Reason", "REASON", 0, reason, 0},
+    {'R', "ReasonList", "NODELIST(REASON)", 0, reason_list, LOOM_FMT_HDR_NOCUT},
+    {'E', "Dependency", "DEPENDENCY", 0, dependency, 0},
+    {'M', "TimeUsed", "TIME", 0, time_used, 0},
+    {'l', "TimeLimit", "TIME_LIMIT", 0, time_limit, 0},
+    {'L', "TimeLeft", "TIME_LEFT", 0, time_left, 0},
+    {0, "MinTime", "TIME_MIN", 0, time_min, 0},
+    {'V', "SubmitTime", "SUBMIT_TIME", 0, submit, 0},
+    {'S', "StartTime", "START_TIME", 0, start, 0},
+    {'e', "EndTime", "END_TIME", 0, end, 0},
+    {0, "EligibleTime", "ELIGIBLE_TIME", 0, eligible, 0},
+    {0, "AccrueTime", "ACCRUE_TIME", 0, accrue, 0},
+    {0, "LastSchedEval", "LAST_SCHED_EVAL", 0, sched_eval, 0},
+    {0, "PendingTime", "PENDING_TIME", 0, pending_time, 0},
+    {'D', "NumNodes", "NODES", 0, nodes_count, 0},
+    {'C', "NumCPUs", "CPUS", 0, cpus, 0},
+    {0, "NumTasks", "TASKS", 0, tasks, 0},
+    {0, "cpus-per-task", "CPUS_PER_TASK", 0, cpus_per_task, 0},
+    {'c', "MinCpus", "MIN_CPUS", 0, min_cpus, 0},
+    {'m', "MinMemory", "MIN_MEMORY", 0, min_memory, 0},
+    {'d', "MinTmpDisk", "MIN_TMP_DISK", 0, min_tmp, 0},
+    {0, "MaxCPUs", "MAX_CPUS", 0, max_cpus, 0},
+    {0, "MaxNodes", "MAX_NODES", 0, max_nodes, 0},
+    {'H', "Sockets", "SOCKETS_PER_NODE", 0, star, 0},
+    {'I', "Cores", "CORES_PER_SOCKET", 0, star, 0},
+    {'J', "Threads", "THREADS_PER_CORE", 0, star, 0},
+    {'z', NULL, "S:C:T", 0, sct, 0},
+    {'X', NULL, "CORE_SPEC", 0, na, 0},
+    {'N', "NodeList", "NODELIST", 0, nodelist, LOOM_FMT_HDR_NOCUT},
+    {'B', "BatchHost", "EXEC_HOST", 0, batch_host, 0},
+    {'n', "ReqNodes", "REQ_NODES", 0, req_nodes, 0},
+    {'x', "ExcNodes", "EXC_NODES", 0, exc_nodes, 0},
+    {'Y', "SchedNodes", "SCHEDNODES", 0, null, 0},
+    {'f', "Feature", "FEATURES", 0, features, 0},
+    {'v', "Reservation", "RESERVATION", 0, reservation, 0},
+    {'W', "Licenses", "LICENSES", 0, licenses, 0},
+    {'b', "tres-per-node", "TRES_PER_NODE", 0, tres_node, 0},
+    {0, "tres-per-job", "TRES_PER_JOB", 0, tres_job, 0},
+    {0, "tres-per-task", "TRES_PER_TASK", 0, tres_task, 0},
+    {0, "tres-alloc", "TRES_ALLOC", 0, tres_alloc, 0},
+    {'h', "OverSubscribe", "OVER_SUBSCRIBE", 0, oversubscribe, 0},
+    {0, "Shared", "OVER_SUBSCRIBE", 0, oversubscribe, 0},
+    {'O', "Contiguous", "CONTIGUOUS", 0, zero, 0},
+    {'Q', "PriorityLong", "PRIORITY", 0, priority, 0},
+    {'p', "Priority", "PRIORITY", 0, priority_norm, 0},
+    {'y', "Nice", "NICE", 0, nice, 0},
+    {'Z', "WorkDir", "WORK_DIR", 0, work_dir, 0},
+    {'o', "Command", "COMMAND", 0, command, 0},
+    {'k', "Comment", "COMMENT", 0, comment, 0},
+    {'w', "WCKey", "WCKEY", 0, null, 0},
+    {'s', NULL, "", 0, empty, 0},
+    {0, "STDOUT", "STDOUT", 0, std_out, 0},
+    {0, "STDERR", "STDERR", 0, std_err, 0},
+    {0, "STDIN", "STDIN", 0, std_in, 0},
+    {0, "RestartCnt", "RESTART_COUNT", 0, restarts, 0},
+    {0, "exit_code", "EXIT_CODE", 0, exit_code, 0},
+    {0, "Requeue", "REQUEUE", 0, requeue, 0},
+    {0, "Cluster", "CLUSTER", 0, cluster, 0},
+    {0, "AllocNodes", "ALLOC_NODES", 0, alloc_node, 0},
+    {0, "AllocSID", "ALLOC_SID", 0, alloc_sid, 0},
+};
+/* clang-format on */
+const size_t loom_squeue_job_ncols = sizeof(loom_squeue_job_cols) / sizeof(loom_squeue_job_cols[0]);
+
+/* ---- steps (squeue -s): records {"step":"12.batch","name":..,"job":{job record}} */
+
+static const json_t *fields_step_job(const json_t *s)
+{
+    return json_object_get(s, "job");
+}
+
+static void step_id_body(const loom_squeue_view_t *v, const json_t *s, loom_sbuf_t *out)
+{
+    fields_str(s, "step", "", out);
+}
+GETTER(step_id)
+
+static void step_name_body(const loom_squeue_view_t *v, const json_t *s, loom_sbuf_t *out)
+{
+    fields_str(s, "name", "", out);
+}
+GETTER(step_name)
+
+static void step_partition_body(const loom_squeue_view_t *v, const json_t *s, loom_sbuf_t *out)
+{
+    fields_str(fields_step_job(s), "partition", "", out);
+}
+GETTER(step_partition)
+
+static void step_user_body(const loom_squeue_view_t *v, const json_t *s, loom_sbuf_t *out)
+{
+    user_body(v, fields_step_job(s), out);
+}
+GETTER(step_user)
+
+static void step_uid_body(const loom_squeue_view_t *v, const json_t *s, loom_sbuf_t *out)
+{
+    fields_int(fields_step_job(s), "user_id", 0, out);
+}
+GETTER(step_uid)
+
+static int step_time_body(const loom_squeue_view_t *v, const json_t *s, loom_sbuf_t *out)
+{
+    int64_t start = loom_ji(s, "start_time", 0);
+    return fields_secs(start > 0 && v->now > start ? v->now - start : 0, out);
+}
+GETTER_F(step_time)
+
+static void step_start_body(const loom_squeue_view_t *v, const json_t *s, loom_sbuf_t *out)
+{
+    fields_date(s, "start_time", out);
+}
+GETTER(step_start)
+
+static int step_nodes_body(const loom_squeue_view_t *v, const json_t *s, loom_sbuf_t *out)
+{
+    fields_str(s, "nodes", "", out);
+    return LOOM_FMT_NOCUT;
+}
+GETTER_F(step_nodes)
+
+static void step_tasks_body(const loom_squeue_view_t *v, const json_t *s, loom_sbuf_t *out)
+{
+    fields_int(s, "tasks", 1, out);
+}
+GETTER(step_tasks)
+
+static int step_limit_body(const loom_squeue_view_t *v, const json_t *s, loom_sbuf_t *out)
+{
+    return fields_secs(loom_cli_job_limit(fields_step_job(s)), out);
+}
+GETTER_F(step_limit)
+
+/* clang-format off */
+const loom_fmt_col_t loom_squeue_step_cols[] = {
+    {'i', "StepID", "STEPID", 0, step_id, 0},
+    {'j', "StepName", "NAME", 0, step_name, 0},
+    {'P', "Partition", "PARTITION", 0, step_partition, 0},
+    {'u', "UserName", "USER", 0, step_user, 0},
+    {'U', "UserID", "UID", 0, step_uid, 0},
+    {'M', "TimeUsed", "TIME", 0, step_time, 0},
+    {'S', "StartTime", "START_TIME", 0, step_start, 0},
+    {'N', "NodeList", "NODELIST", 0, step_nodes, LOOM_FMT_HDR_NOCUT},
+    {'A', "NumTasks", "TASKS", 0, step_tasks, 0},
+    {'l', "TimeLimit", "TIME_LIMIT", 0, step_limit, 0},
+};
+/* clang-format on */
+const size_t loom_squeue_step_ncols =
+    sizeof(loom_squeue_step_cols) / sizeof(loom_squeue_step_cols[0]);
