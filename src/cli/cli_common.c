@@ -10,7 +10,6 @@
 #include "common/proto.h"
 #include "common/xalloc.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
 #include <stdarg.h>
@@ -181,164 +180,44 @@ void loom_cli_exit_code(int64_t status, loom_sbuf_t *out)
 
 /* ---- job ids ------------------------------------------------------------- */
 
-static bool common_number(const char **p, int64_t *v)
+int loom_cli_array_tasks(const char *rest, loom_rangeset_t *out)
 {
-    if (!isdigit((unsigned char)**p))
-        return false;
-    errno = 0;
-    char *end;
-    long long x = strtoll(*p, &end, 10);
-    if (errno || x < 0 || x > UINT32_MAX)
-        return false;
-    *v = x;
-    *p = end;
-    return true;
+    uint32_t throttle;
+    return loom_rangeset_parse_array(rest ? rest : "", LOOM_ARRAY_INDEX_MAX, out, &throttle, NULL);
 }
 
-/* The "_..." part at p: index, [set] or '*'; returns the text after it. */
-static const char *common_array_part(const char *p, loom_cli_jobid_t *id)
+/* Does the remainder "rest" hold the task (or any task of the set) of id? */
+static bool common_remainder_has(const loom_jobid_t *id, const char *rest)
 {
-    if (*p == '*') {
-        id->tasks = loom_xstrdup("*");
-        return p + 1;
+    loom_rangeset_t rs = LOOM_RANGESET_INIT;
+    bool hit = false;
+    if (loom_cli_array_tasks(rest, &rs) >= 0) {
+        if (id->array == LOOM_JOBID_ARRAY_ONE)
+            hit = loom_rangeset_contains(&rs, id->task);
+        for (size_t a = 0; id->array == LOOM_JOBID_ARRAY_SET && a < id->tasks.n; a++)
+            for (size_t b = 0; b < rs.n; b++)
+                hit = hit || (id->tasks.r[a].lo <= rs.r[b].hi && rs.r[b].lo <= id->tasks.r[a].hi);
     }
-    if (*p == '[') {
-        const char *close = strchr(p, ']');
-        if (!close || close == p + 1)
-            return NULL;
-        id->tasks = loom_xstrndup(p + 1, (size_t)(close - p - 1));
-        int64_t *vals = NULL;
-        size_t n = 0;
-        if (loom_cli_ranges(id->tasks, 1000000, &vals, &n) < 0)
-            return NULL;
-        free(vals);
-        return close + 1;
-    }
-    return common_number(&p, &id->task) ? p : NULL;
+    loom_rangeset_free(&rs);
+    return hit;
 }
 
-int loom_cli_jobid_parse(const char *s, loom_cli_jobid_t *out)
-{
-    loom_cli_jobid_t id = {.task = -1};
-    const char *p = s;
-    if (!common_number(&p, &id.job_id) || id.job_id == 0)
-        goto bad;
-    if (*p == '_' && !(p = common_array_part(p + 1, &id)))
-        goto bad;
-    if (*p == '.') {
-        if (!p[1] || strchr(p + 1, '.'))
-            goto bad;
-        id.step = loom_xstrdup(p + 1);
-        p += strlen(p);
-    }
-    if (*p)
-        goto bad;
-    *out = id;
-    return 0;
-bad:
-    loom_cli_jobid_free(&id);
-    return -LOOM_EPARSE;
-}
-
-void loom_cli_jobid_free(loom_cli_jobid_t *id)
-{
-    free(id->tasks);
-    free(id->step);
-    id->tasks = id->step = NULL;
-}
-
-bool loom_cli_jobid_match(const loom_cli_jobid_t *id, const json_t *job)
+bool loom_cli_jobid_match(const loom_jobid_t *id, const json_t *job)
 {
     int64_t jid = loom_ji(job, "job_id", 0), aid = loom_ji(job, "array_job_id", 0);
-    bool task_known = aid > 0 && loom_jhas(job, "array_task_id") && !loom_js(job, "array_task_str");
-    int64_t task = loom_ji(job, "array_task_id", -1);
-    if (id->task < 0 && !id->tasks)
+    const char *rest = loom_js(job, "array_task_str");
+    bool remainder = aid > 0 && rest && *rest;
+    if (id->array == LOOM_JOBID_ARRAY_NONE)
         return jid == id->job_id || aid == id->job_id;
-    if (aid != id->job_id && !(aid <= 0 && jid == id->job_id))
+    if (aid != id->job_id)
         return false;
-    if (id->tasks && strcmp(id->tasks, "*") == 0)
-        return aid == id->job_id;
-    if (!task_known)
+    if (id->array == LOOM_JOBID_ARRAY_ALL)
+        return true;
+    if (remainder)
+        return common_remainder_has(id, rest);
+    if (!loom_jhas(job, "array_task_id"))
         return false;
-    return id->tasks ? loom_cli_ranges_has(id->tasks, task) : task == id->task;
-}
-
-/* One "a[-b[:s]]" element into [lo, hi] step st. */
-static bool common_range(const char *e, int64_t *lo, int64_t *hi, int64_t *st)
-{
-    const char *p = e;
-    *st = 1;
-    if (!common_number(&p, lo))
-        return false;
-    *hi = *lo;
-    if (*p == '-') {
-        p++;
-        if (!common_number(&p, hi) || *hi < *lo)
-            return false;
-    }
-    if (*p == ':') {
-        p++;
-        if (!common_number(&p, st) || *st == 0)
-            return false;
-    }
-    return *p == '\0';
-}
-
-int loom_cli_ranges(const char *set, int64_t max, int64_t **vals, size_t *n)
-{
-    char *copy = loom_xstrdup(set);
-    char *pct = strchr(copy, '%');
-    if (pct)
-        *pct = '\0';
-    loom_strv_t parts = LOOM_STRV_INIT;
-    loom_strv_split(&parts, copy, ",");
-    int64_t *v = NULL;
-    size_t cnt = 0, cap = 0;
-    int rc = parts.n ? 0 : -LOOM_EPARSE;
-    for (size_t i = 0; rc == 0 && i < parts.n; i++) {
-        int64_t lo, hi, st;
-        if (!common_range(parts.v[i], &lo, &hi, &st)) {
-            rc = -LOOM_EPARSE;
-            break;
-        }
-        for (int64_t x = lo; x <= hi && rc == 0; x += st) {
-            if ((int64_t)cnt >= max) {
-                rc = -LOOM_ETOOBIG;
-                break;
-            }
-            if (cnt == cap) {
-                cap = cap ? cap * 2 : 16;
-                v = loom_xreallocarray(v, cap, sizeof(*v));
-            }
-            v[cnt++] = x;
-        }
-    }
-    loom_strv_free(&parts);
-    free(copy);
-    if (rc < 0) {
-        free(v);
-        return rc;
-    }
-    *vals = v;
-    *n = cnt;
-    return 0;
-}
-
-bool loom_cli_ranges_has(const char *set, int64_t val)
-{
-    char *copy = loom_xstrdup(set);
-    char *pct = strchr(copy, '%');
-    if (pct)
-        *pct = '\0';
-    loom_strv_t parts = LOOM_STRV_INIT;
-    loom_strv_split(&parts, copy, ",");
-    bool found = false;
-    for (size_t i = 0; !found && i < parts.n; i++) {
-        int64_t lo, hi, st;
-        if (common_range(parts.v[i], &lo, &hi, &st))
-            found = val >= lo && val <= hi && (val - lo) % st == 0;
-    }
-    loom_strv_free(&parts);
-    free(copy);
-    return found;
+    uint32_t task = (uint32_t)loom_ji(job, "array_task_id", 0);
+    return id->array == LOOM_JOBID_ARRAY_ONE ? task == id->task
+                                             : loom_rangeset_contains(&id->tasks, task);
 }

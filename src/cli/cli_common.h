@@ -22,6 +22,8 @@
 #include "common/auth.h"
 #include "common/conf.h"
 #include "common/err.h"
+#include "common/jobid.h"
+#include "common/rangeset.h"
 #include "common/rpcclient.h"
 #include "common/sbuf.h"
 #include "common/strv.h"
@@ -74,25 +76,13 @@ void loom_cli_version(void);
 /* Write out to stdout and empty it. */
 void loom_cli_flush(loom_sbuf_t *out);
 
-/* ---- job ids (CLI_SPEC §0.5) --------------------------------------------- */
-typedef struct loom_cli_jobid {
-    int64_t job_id; /* the number before '_' or '.' */
-    int64_t task;   /* "123_4": 4; -1 when no single index was given */
-    char *tasks;    /* "123_[1-3,7]": "1-3,7"; "123_*": "*"; else NULL (owned) */
-    char *step;     /* "123.0": "0", "123.batch": "batch"; else NULL (owned) */
-} loom_cli_jobid_t;
-
-/* Parse "123", "123_4", "123_[1-3,7]", "123_*", "123.0", "123_4.batch".
- * -LOOM_EPARSE when it is none of those. */
-int loom_cli_jobid_parse(const char *s, loom_cli_jobid_t *out);
-void loom_cli_jobid_free(loom_cli_jobid_t *id);
-/* Does the job record (one job or one array task) fall under the id? */
-bool loom_cli_jobid_match(const loom_cli_jobid_t *id, const json_t *job);
-/* Expand an index set "0-15", "1,3,5-9", "0-15:4", "0-99%8" (the throttle is
- * ignored) into a malloc'd array of at most max values. -LOOM_EPARSE on bad
- * syntax, -LOOM_ETOOBIG past max. */
-int loom_cli_ranges(const char *set, int64_t max, int64_t **vals, size_t *n);
-bool loom_cli_ranges_has(const char *set, int64_t v);
+/* ---- job ids (CLI_SPEC §0.5; parsing is jobid.h's) ----------------------- */
+/* Does the job record (one job, one array task, or a pending array remainder)
+ * fall under the id? A remainder matches a task or task set that it holds. */
+bool loom_cli_jobid_match(const loom_jobid_t *id, const json_t *job);
+/* The indexes of a pending array remainder ("0-15%2"); -LOOM_EINVAL_ARRAY
+ * when it does not parse. */
+int loom_cli_array_tasks(const char *rest, loom_rangeset_t *out);
 
 /* The wait status text Slurm prints for ExitCode=: "code:signal". */
 void loom_cli_exit_code(int64_t status, loom_sbuf_t *out);

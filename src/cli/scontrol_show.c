@@ -329,7 +329,7 @@ static void show_job(const loom_scontrol_t *sc, const json_t *j, time_t now, loo
 }
 
 /* The jobs the id selects; a task of a pending remainder becomes its own record. */
-static json_t *show_select_jobs(const json_t *jobs, const loom_cli_jobid_t *id)
+static json_t *show_select_jobs(const json_t *jobs, const loom_jobid_t *id)
 {
     json_t *sel = json_array();
     size_t i;
@@ -337,8 +337,8 @@ static json_t *show_select_jobs(const json_t *jobs, const loom_cli_jobid_t *id)
     json_array_foreach(jobs, i, j)
     {
         const char *rest = loom_js(j, "array_task_str");
-        if (id && id->task >= 0 && rest && *rest && loom_ji(j, "array_job_id", 0) == id->job_id &&
-            loom_cli_ranges_has(rest, id->task)) {
+        if (id && id->array == LOOM_JOBID_ARRAY_ONE && rest && *rest &&
+            loom_cli_jobid_match(id, j)) {
             json_t *t = json_copy(j);
             json_object_del(t, "array_task_str");
             json_object_set_new(t, "array_task_id", json_integer(id->task));
@@ -352,9 +352,10 @@ static json_t *show_select_jobs(const json_t *jobs, const loom_cli_jobid_t *id)
 
 static int show_jobs(loom_scontrol_t *sc, const char *arg)
 {
-    loom_cli_jobid_t id;
+    loom_jobid_t id;
+    loom_jobid_init(&id, 0);
     bool have_id = arg != NULL;
-    if (have_id && loom_cli_jobid_parse(arg, &id) < 0) {
+    if (have_id && loom_jobid_parse(arg, &id, NULL) < 0) {
         fprintf(stderr, "slurm_load_jobs error: %s\n", loom_strerror(-LOOM_EINVAL_JOBID));
         return sc->cli.exit_error;
     }
@@ -364,7 +365,7 @@ static int show_jobs(loom_scontrol_t *sc, const char *arg)
     if (rc < 0) {
         fprintf(stderr, "slurm_load_jobs error: %s\n", err.msg);
         if (have_id)
-            loom_cli_jobid_free(&id);
+            loom_jobid_free(&id);
         json_decref(reply);
         return sc->cli.exit_error;
     }
@@ -392,7 +393,7 @@ static int show_jobs(loom_scontrol_t *sc, const char *arg)
     json_decref(sel);
     json_decref(reply);
     if (have_id)
-        loom_cli_jobid_free(&id);
+        loom_jobid_free(&id);
     return rc;
 }
 

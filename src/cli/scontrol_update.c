@@ -140,8 +140,8 @@ static int update_job_changes(loom_scontrol_t *sc, int n, char **w, json_t *chan
 
 static int update_job(loom_scontrol_t *sc, const char *idtext, int n, char **w)
 {
-    loom_cli_jobid_t id;
-    if (loom_cli_jobid_parse(idtext, &id) < 0) {
+    loom_jobid_t id;
+    if (loom_jobid_parse(idtext, &id, NULL) < 0) {
         fprintf(stderr, "Invalid job id specified for job %s\n", idtext);
         return sc->cli.exit_error;
     }
@@ -150,10 +150,14 @@ static int update_job(loom_scontrol_t *sc, const char *idtext, int n, char **w)
     if (rc == 0) {
         json_t *body = json_pack("{s:I, s:o}", "job_id", (json_int_t)id.job_id, "changes",
                                  json_incref(changes));
-        if (id.task >= 0)
-            json_object_set_new(body, "array_tasks", json_sprintf("%lld", (long long)id.task));
-        else if (id.tasks)
-            json_object_set_new(body, "array_tasks", json_string(id.tasks));
+        if (id.array == LOOM_JOBID_ARRAY_ONE)
+            json_object_set_new(body, "array_tasks", json_sprintf("%u", id.task));
+        else if (id.array == LOOM_JOBID_ARRAY_SET) {
+            loom_sbuf_t t = LOOM_SBUF_INIT;
+            loom_rangeset_format(&id.tasks, &t);
+            json_object_set_new(body, "array_tasks", json_string(loom_sbuf_str(&t)));
+            loom_sbuf_free(&t);
+        }
         loom_err_t err = {0};
         rc = loom_cli_call(&sc->cli, "job.update", body, NULL, &err);
         json_decref(body);
@@ -161,7 +165,7 @@ static int update_job(loom_scontrol_t *sc, const char *idtext, int n, char **w)
             fprintf(stderr, "%s for job %s\n", loom_strerror(rc), idtext);
     }
     json_decref(changes);
-    loom_cli_jobid_free(&id);
+    loom_jobid_free(&id);
     return rc < 0 ? sc->cli.exit_error : 0;
 }
 
@@ -334,15 +338,15 @@ static int update_ids(loom_scontrol_t *sc, int n, char **w, json_t *ids, loom_st
         loom_strv_t parts = LOOM_STRV_INIT;
         loom_strv_split(&parts, w[i], ",");
         for (size_t k = 0; k < parts.n; k++) {
-            loom_cli_jobid_t id;
-            if (loom_cli_jobid_parse(parts.v[k], &id) < 0) {
+            loom_jobid_t id;
+            if (loom_jobid_parse(parts.v[k], &id, NULL) < 0) {
                 fprintf(stderr, "Invalid job id specified for job %s\n", parts.v[k]);
                 loom_strv_free(&parts);
                 return -1;
             }
             json_array_append_new(ids, json_integer(id.job_id));
             loom_strv_add(texts, parts.v[k]);
-            loom_cli_jobid_free(&id);
+            loom_jobid_free(&id);
         }
         loom_strv_free(&parts);
     }

@@ -35,7 +35,7 @@
 typedef struct squeue_opts {
     loom_strv_t users; /* uids, as decimal text */
     loom_strv_t parts, names, accounts, qos, resvs;
-    loom_cli_jobid_t *jobs;
+    loom_jobid_t *jobs;
     size_t n_jobs;
     bool jobs_given;
     uint32_t *states; /* state words to show; NULL: the default set */
@@ -103,8 +103,8 @@ static int squeue_add_jobs(squeue_t *q, const char *list)
     loom_strv_split(&v, list, ",");
     int rc = 0;
     for (size_t i = 0; i < v.n && rc == 0; i++) {
-        loom_cli_jobid_t id;
-        if (loom_cli_jobid_parse(v.v[i], &id) < 0) {
+        loom_jobid_t id;
+        if (loom_jobid_parse(v.v[i], &id, NULL) < 0) {
             loom_cli_error(&q->cli, "Invalid job id: %s", v.v[i]);
             rc = -1;
             break;
@@ -349,19 +349,22 @@ static int squeue_parse(squeue_t *q, int argc, char **argv)
 /* A pending remainder "5-9%2" becomes one record per index. */
 static void squeue_expand_one(const json_t *job, json_t *out)
 {
-    int64_t *vals = NULL;
-    size_t n = 0;
-    if (loom_cli_ranges(loom_js(job, "array_task_str"), SQUEUE_MAX_TASKS, &vals, &n) < 0) {
+    loom_rangeset_t rs = LOOM_RANGESET_INIT;
+    if (loom_cli_array_tasks(loom_js(job, "array_task_str"), &rs) < 0 ||
+        loom_rangeset_count(&rs) > SQUEUE_MAX_TASKS) {
         json_array_append(out, (json_t *)job);
+        loom_rangeset_free(&rs);
         return;
     }
-    for (size_t i = 0; i < n; i++) {
+    uint32_t task;
+    for (int rc = loom_rangeset_first(&rs, &task); rc == 0;
+         rc = loom_rangeset_next(&rs, task, &task)) {
         json_t *t = json_copy((json_t *)job);
         json_object_del(t, "array_task_str");
-        json_object_set_new(t, "array_task_id", json_integer(vals[i]));
+        json_object_set_new(t, "array_task_id", json_integer(task));
         json_array_append_new(out, t);
     }
-    free(vals);
+    loom_rangeset_free(&rs);
 }
 
 static bool squeue_wants_tasks(const squeue_t *q)
@@ -369,7 +372,7 @@ static bool squeue_wants_tasks(const squeue_t *q)
     if (q->o.array)
         return true;
     for (size_t i = 0; i < q->o.n_jobs; i++)
-        if (q->o.jobs[i].task >= 0 || q->o.jobs[i].tasks)
+        if (q->o.jobs[i].array != LOOM_JOBID_ARRAY_NONE)
             return true;
     return false;
 }
@@ -660,7 +663,7 @@ static int squeue_fetch(squeue_t *q, json_t **jobs)
 /* squeue -j N for one plain id that the controller does not have. */
 static bool squeue_single_missing(const squeue_t *q, const json_t *jobs)
 {
-    if (q->o.n_jobs != 1 || q->o.jobs[0].task >= 0 || q->o.jobs[0].tasks)
+    if (q->o.n_jobs != 1 || q->o.jobs[0].array != LOOM_JOBID_ARRAY_NONE)
         return false;
     size_t i;
     json_t *j;
@@ -734,7 +737,7 @@ static void squeue_free(squeue_t *q)
     loom_strv_free(&q->o.qos);
     loom_strv_free(&q->o.resvs);
     for (size_t i = 0; i < q->o.n_jobs; i++)
-        loom_cli_jobid_free(&q->o.jobs[i]);
+        loom_jobid_free(&q->o.jobs[i]);
     free(q->o.jobs);
     free(q->o.states);
     free(q->o.format);
