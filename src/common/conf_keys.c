@@ -728,13 +728,26 @@ static const loom_conf_word_t *conf_keys_word(const loom_conf_word_t *w, const c
     return NULL;
 }
 
-static const char *conf_keys_words_msg(const loom_conf_word_t *w, char *buf, size_t n)
+/* "did you mean X" for a misspelt word (bad[0..n)), else the list of words. */
+static const char *conf_keys_words_msg(const loom_conf_word_t *w, const char *bad, size_t n,
+                                       char *buf, size_t size)
 {
+    char word[72];
+    if (bad && n < sizeof(word)) {
+        memcpy(word, bad, n);
+        word[n] = '\0';
+        for (const loom_conf_word_t *p = w; p->name; p++) {
+            if (conf_keys_distance(word, p->name, 2) <= 2) {
+                snprintf(buf, size, "did you mean %s?", p->name);
+                return buf;
+            }
+        }
+    }
     loom_sbuf_t sb = LOOM_SBUF_INIT;
     loom_sbuf_add(&sb, "expected one of ");
     for (const loom_conf_word_t *p = w; p->name; p++)
         loom_sbuf_addf(&sb, "%s%s", p == w ? "" : ", ", p->name);
-    snprintf(buf, n, "%s", loom_sbuf_str(&sb));
+    snprintf(buf, size, "%s", loom_sbuf_str(&sb));
     loom_sbuf_free(&sb);
     return buf;
 }
@@ -750,7 +763,8 @@ static int conf_keys_parse_words(const loom_conf_key_t *k, const char *v, const 
         size_t n = e ? (size_t)(e - p) : strlen(p);
         const loom_conf_word_t *w = conf_keys_word(k->words, p, n);
         if (!w || (k->type != LOOM_CT_FLAGS && e))
-            return conf_keys_bad(k, v, where, err, conf_keys_words_msg(k->words, why, sizeof(why)));
+            return conf_keys_bad(k, v, where, err,
+                                 conf_keys_words_msg(k->words, w ? NULL : p, n, why, sizeof(why)));
         acc |= w->value;
         if (k->type == LOOM_CT_STR) {
             conf_keys_set_str(k, record, w->name);

@@ -642,7 +642,7 @@ static int gresconf_entry(const loom_gresconf_t *g, const loom_conf_node_t *node
                           uint64_t *next, loom_err_t *err)
 {
     uint64_t total = 0;
-    bool any = false;
+    const loom_gresconf_line_t *first = NULL;
     for (size_t i = 0; i < g->n_lines; i++) {
         const loom_gresconf_line_t *l = &g->lines[i];
         if (!gresconf_names_node(l, node->name) || !gresconf_serves(l, e))
@@ -652,23 +652,25 @@ static int gresconf_entry(const loom_gresconf_t *g, const loom_conf_node_t *node
             return rc;
         gresconf_add_line(out, l, e, next);
         total += l->count;
-        any = true;
+        if (!first)
+            first = l;
     }
+    /* The mismatch is reported at the first gres.conf line that counted, or
+     * at the NodeName line when none did. */
+    const char *file = first ? first->file : node->cfg->src.file;
+    int lineno = first ? first->lineno : node->cfg->src.lineno;
+    bool gpu_needs_file =
+        !first && detect == LOOM_GRES_AUTODETECT_OFF && strcasecmp(e->name, "gpu") == 0;
+    if ((first && total != e->count) || (gpu_needs_file && e->count > 0))
+        return loom_errf(err, -LOOM_ECONFIG,
+                         "%s:%d: node %s: gres.conf gives %llu %s%s%s but slurm.conf Gres= says "
+                         "%llu%s",
+                         file, lineno, node->name, (unsigned long long)total, e->name,
+                         e->type ? ":" : "", e->type ? e->type : "", (unsigned long long)e->count,
+                         gpu_needs_file ? " (File= is required for GPUs)" : "");
     /* No line at all: slurm.conf's count stands alone (a count-only GRES, or
      * devices AutoDetect would find). */
-    if (any && total != e->count)
-        return loom_errf(err, -LOOM_ECONFIG,
-                         "node %s: gres.conf gives %llu %s%s%s but slurm.conf Gres= says %llu",
-                         node->name, (unsigned long long)total, e->name, e->type ? ":" : "",
-                         e->type ? e->type : "", (unsigned long long)e->count);
-    if (!any && detect == LOOM_GRES_AUTODETECT_OFF && strcasecmp(e->name, "gpu") == 0 &&
-        e->count > 0)
-        return loom_errf(err, -LOOM_ECONFIG,
-                         "node %s: gres.conf gives 0 %s%s%s but slurm.conf Gres= says %llu "
-                         "(File= is required for GPUs)",
-                         node->name, e->name, e->type ? ":" : "", e->type ? e->type : "",
-                         (unsigned long long)e->count);
-    if (!any)
+    if (!first)
         gresconf_push(out, NULL, e, NULL, e->count, next);
     return 0;
 }

@@ -145,7 +145,8 @@ static void test_bad_files(void **state)
         {"conf/bad_memory.conf",
          "conf/bad_memory.conf:4: invalid RealMemory value 'lots' for node n[1-4]"},
         {"conf/bad_value.conf",
-         "conf/bad_value.conf:4: invalid SelectTypeParameters value 'CR_Core_Memmory'"},
+         "conf/bad_value.conf:4: invalid SelectTypeParameters value 'CR_Core_Memmory' (did you "
+         "mean CR_Core_Memory?)"},
         {"conf/no_such_file.conf", "cannot open conf/no_such_file.conf"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -219,7 +220,8 @@ static void test_bad_buffers(void **state)
         {"SlurmctldHost=a(b\n", "invalid SlurmctldHost value 'a(b'"},
         {"SelectType=select/magic\n", "invalid SelectType value 'select/magic' (expected one of "
                                       "select/cons_tres"},
-        {"PreemptMode=SUSPEND,GNAG\n", "invalid PreemptMode value 'SUSPEND,GNAG'"},
+        {"PreemptMode=SUSPEND,GNAG\n",
+         "invalid PreemptMode value 'SUSPEND,GNAG' (did you mean GANG?)"},
         {"NodeName=n1 Gres=gpu:1\nGresTypes=mps\n", "GRES 'gpu' of node n1 is not listed"},
         {"NodeName=n1\nPartitionName=p Nodes=n1\nPartitionName=DEFAULT Hiddn=YES\n",
          "t.conf:5: unknown key 'Hiddn' on PartitionName line, did you mean Hidden"},

@@ -137,7 +137,9 @@ static void test_bad_files(void **state)
         {"conf/gres_not_in_types.conf",
          "conf/gres_not_in_types.conf:3: GRES 'mps' is not listed in GresTypes", 1},
         {"conf/gres_count_mismatch.conf",
-         "node lambda-gpu-001: gres.conf gives 4 gpu:h100 but slurm.conf Gres= says 8", 2},
+         "conf/gres_count_mismatch.conf:2: node lambda-gpu-001: gres.conf gives 4 gpu:h100 but "
+         "slurm.conf Gres= says 8",
+         2},
         {"conf/gres_bad_cores.conf",
          "conf/gres_bad_cores.conf:1: Cores=0-99 is outside node lambda-gpu-001, which has 64 "
          "cores",
@@ -216,7 +218,7 @@ static void test_resolution(void **state)
          "n1", 0, 2, NULL},
         /* typed Gres= does not take an untyped line (as Slurm): 0 != 2 */
         {"NodeName=n1 Gres=gpu:a100:2\n", "Name=gpu File=/dev/tty[0-1]\n", "n1", -1, 0,
-         "node n1: gres.conf gives 0 gpu:a100 but slurm.conf Gres= says 2"},
+         "s.conf:4: node n1: gres.conf gives 0 gpu:a100 but slurm.conf Gres= says 2"},
         /* two types on one node, index runs per name */
         {"NodeName=n1 Gres=gpu:a100:1,gpu:v100:2\n",
          "Name=gpu Type=v100 File=/dev/tty[1-2]\nName=gpu Type=a100 File=/dev/tty0\n", "n1", 0, 3,
