@@ -160,6 +160,14 @@ void loom_cli_info(const loom_cli_t *cli, const char *fmt, ...)
     va_end(ap);
 }
 
+void loom_cli_verbose(const loom_cli_t *cli, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    loom_logv(LOOM_LOG_VERBOSE, fmt, ap);
+    va_end(ap);
+}
+
 void loom_cli_version(void)
 {
     printf("slurm %s\n", LOOM_SLURM_VERSION);

@@ -71,6 +71,9 @@ void loom_cli_error(const loom_cli_t *cli, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void loom_cli_info(const loom_cli_t *cli, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* "<prog>: ..." only with -v. */
+void loom_cli_verbose(const loom_cli_t *cli, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Print "slurm 22.05.8" to stdout. */
 void loom_cli_version(void);
 /* Write out to stdout and empty it. */
