@@ -14,18 +14,20 @@
 #include <string.h>
 
 typedef struct {
-    const char *s; /* the whole input, for messages */
-    const char *p; /* the next character */
-    int depth;     /* open parentheses and brackets */
-    bool in_bracket, had_bracket;
+    const char *s;                           /* the whole input, for messages */
+    const char *p;                           /* the next character */
+    int depth;                               /* open parentheses and brackets */
+    char closers[LOOM_CONSTRAINT_MAX_DEPTH]; /* what closes each open group */
+    int bracket_depth; /* depth just inside the open '[', 0 when none is open */
+    bool had_bracket;
     loom_err_t *err;
     int rc; /* 0, or the first error */
-} cons_parser_t;
+} constraint_parser_t;
 
-static loom_constraint_t *cons_expr(cons_parser_t *ps);
+static loom_constraint_t *constraint_expr(constraint_parser_t *ps);
 
 /* Record the first error; returns false for the callers' convenience. */
-static bool cons_error(cons_parser_t *ps, const char *why)
+static bool constraint_error(constraint_parser_t *ps, const char *why)
 {
     if (ps->rc == 0)
         ps->rc = loom_errf(ps->err, -LOOM_ECONSTRAINT,
@@ -34,10 +36,10 @@ static bool cons_error(cons_parser_t *ps, const char *why)
 }
 
 /* Why the text at ps->p cannot continue an expression. */
-static const char *cons_why_stop(const cons_parser_t *ps)
+static const char *constraint_why_stop(const constraint_parser_t *ps)
 {
     if (*ps->p == '\0')
-        return ps->in_bracket ? "missing ']'" : "missing ')'";
+        return ps->closers[ps->depth - 1] == ']' ? "missing ']'" : "missing ')'";
     if (*ps->p == ')' || *ps->p == ']')
         return "unbalanced brackets";
     return "unexpected character";
@@ -54,18 +56,18 @@ void loom_constraint_free(loom_constraint_t *c)
     free(c);
 }
 
-static bool cons_name_char(char c)
+static bool constraint_name_char(char c)
 {
     return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-';
 }
 
-static loom_constraint_t *cons_feature(cons_parser_t *ps)
+static loom_constraint_t *constraint_feature(constraint_parser_t *ps)
 {
     size_t n = 0;
-    while (cons_name_char(ps->p[n]))
+    while (constraint_name_char(ps->p[n]))
         n++;
     if (n == 0) {
-        cons_error(ps, *ps->p ? "expected a feature name" : "missing a feature name");
+        constraint_error(ps, *ps->p ? "expected a feature name" : "missing a feature name");
         return NULL;
     }
     loom_constraint_t *c = loom_xcalloc(1, sizeof(*c));
@@ -76,40 +78,40 @@ static loom_constraint_t *cons_feature(cons_parser_t *ps)
 }
 
 /* Can a group open here? */
-static bool cons_group_ok(cons_parser_t *ps, char open)
+static bool constraint_group_ok(constraint_parser_t *ps, char open)
 {
-    if (open == '[' && ps->in_bracket)
-        return cons_error(ps, "nested brackets");
+    if (open == '[' && ps->bracket_depth)
+        return constraint_error(ps, "nested brackets");
     if (open == '[' && ps->had_bracket)
-        return cons_error(ps, "a second bracket group");
-    if (open == '[' && ps->depth > 0)
-        return cons_error(ps, "brackets inside parentheses");
+        return constraint_error(ps, "a second bracket group");
     if (ps->depth >= LOOM_CONSTRAINT_MAX_DEPTH)
-        return cons_error(ps, "nesting too deep");
+        return constraint_error(ps, "nesting too deep");
     return true;
 }
 
 /* '(' expr ')' or '[' expr ']'; ps->p is at the opening character. */
-static loom_constraint_t *cons_group(cons_parser_t *ps)
+static loom_constraint_t *constraint_group(constraint_parser_t *ps)
 {
     char open = *ps->p, close = open == '(' ? ')' : ']';
-    if (!cons_group_ok(ps, open))
+    if (!constraint_group_ok(ps, open))
         return NULL;
     ps->p++;
-    ps->depth++;
-    ps->in_bracket = ps->in_bracket || open == '[';
-    loom_constraint_t *c = cons_expr(ps);
+    ps->closers[ps->depth++] = close;
+    if (open == '[')
+        ps->bracket_depth = ps->depth;
+    loom_constraint_t *c = constraint_expr(ps);
     if (!c)
         return NULL;
     if (*ps->p != close) {
         loom_constraint_free(c);
-        cons_error(ps, *ps->p == ')' || *ps->p == ']' ? "unbalanced brackets" : cons_why_stop(ps));
+        constraint_error(ps, *ps->p == ')' || *ps->p == ']' ? "unbalanced brackets"
+                                                            : constraint_why_stop(ps));
         return NULL;
     }
     ps->p++;
     ps->depth--;
     if (open == '[') {
-        ps->in_bracket = false;
+        ps->bracket_depth = 0;
         ps->had_bracket = true;
         c->bracket = 1;
     }
@@ -117,38 +119,39 @@ static loom_constraint_t *cons_group(cons_parser_t *ps)
 }
 
 /* "*N" after a term. */
-static bool cons_count(cons_parser_t *ps, loom_constraint_t *c)
+static bool constraint_count(constraint_parser_t *ps, loom_constraint_t *c)
 {
     if (*ps->p != '*')
         return true;
     if (c->count || c->bracket)
-        return cons_error(ps, c->count ? "a second count" : "a count on brackets");
+        return constraint_error(ps, c->count ? "a second count" : "a count on brackets");
     ps->p++;
     uint32_t v = 0;
     size_t n = 0;
     for (; isdigit((unsigned char)ps->p[n]); n++) {
         v = v * 10 + (uint32_t)(ps->p[n] - '0');
         if (v > LOOM_CONSTRAINT_MAX_COUNT)
-            return cons_error(ps, "count too large");
+            return constraint_error(ps, "count too large");
     }
     if (n == 0 || v == 0)
-        return cons_error(ps, "expected a count of 1 or more");
+        return constraint_error(ps, "expected a count of 1 or more");
     ps->p += n;
     c->count = v;
-    return *ps->p == '*' ? cons_error(ps, "a second count") : true;
+    return *ps->p == '*' ? constraint_error(ps, "a second count") : true;
 }
 
-static loom_constraint_t *cons_term(cons_parser_t *ps)
+static loom_constraint_t *constraint_term(constraint_parser_t *ps)
 {
-    loom_constraint_t *c = *ps->p == '(' || *ps->p == '[' ? cons_group(ps) : cons_feature(ps);
-    if (c && !cons_count(ps, c)) {
+    loom_constraint_t *c =
+        *ps->p == '(' || *ps->p == '[' ? constraint_group(ps) : constraint_feature(ps);
+    if (c && !constraint_count(ps, c)) {
         loom_constraint_free(c);
         return NULL;
     }
     return c;
 }
 
-static void cons_add_kid(loom_constraint_t *c, loom_constraint_t *kid)
+static void constraint_add_kid(loom_constraint_t *c, loom_constraint_t *kid)
 {
     c->kids = loom_xreallocarray(c->kids, c->nkids + 1, sizeof(*c->kids));
     c->kids[c->nkids++] = kid;
@@ -156,23 +159,23 @@ static void cons_add_kid(loom_constraint_t *c, loom_constraint_t *kid)
 
 /* Combine left to right; a chain of one operator grows one node. Each
  * change of operator adds a level (*levels counts them). */
-static loom_constraint_t *cons_join(loom_constraint_t *cur, int *levels, loom_cons_op_t op,
-                                    loom_constraint_t *rhs)
+static loom_constraint_t *constraint_join(loom_constraint_t *cur, int *levels, loom_cons_op_t op,
+                                          loom_constraint_t *rhs)
 {
     if (*levels > 0 && cur->op == op) {
-        cons_add_kid(cur, rhs);
+        constraint_add_kid(cur, rhs);
         return cur;
     }
     loom_constraint_t *c = loom_xcalloc(1, sizeof(*c));
     c->op = op;
-    cons_add_kid(c, cur);
-    cons_add_kid(c, rhs);
+    constraint_add_kid(c, cur);
+    constraint_add_kid(c, rhs);
     (*levels)++;
     return c;
 }
 
 /* Inside brackets, an AND chain is "multiple counts": each term needs one. */
-static bool cons_counts_ok(const loom_constraint_t *c, bool in_bracket)
+static bool constraint_counts_ok(const loom_constraint_t *c, bool in_bracket)
 {
     if (!in_bracket || c->op != LOOM_CONS_AND)
         return true;
@@ -183,44 +186,46 @@ static bool cons_counts_ok(const loom_constraint_t *c, bool in_bracket)
 }
 
 /* Fail (freeing cur) when the expression just read cannot stand. */
-static loom_constraint_t *cons_expr_check(cons_parser_t *ps, loom_constraint_t *cur, int levels)
+static loom_constraint_t *constraint_expr_check(constraint_parser_t *ps, loom_constraint_t *cur,
+                                                int levels)
 {
     const char *why = NULL;
     if (levels > LOOM_CONSTRAINT_MAX_DEPTH)
         why = "too many changes between '&' and '|'";
     else if (ps->depth == 0 && *ps->p != '\0')
-        why = cons_why_stop(ps);
-    else if (levels > 0 && !cons_counts_ok(cur, ps->in_bracket && ps->depth == 1))
+        why = constraint_why_stop(ps);
+    else if (levels > 0 &&
+             !constraint_counts_ok(cur, ps->bracket_depth && ps->bracket_depth == ps->depth))
         why = "an AND inside brackets without a count on each term";
     if (!why)
         return cur;
     loom_constraint_free(cur);
-    cons_error(ps, why);
+    constraint_error(ps, why);
     return NULL;
 }
 
-static loom_constraint_t *cons_expr(cons_parser_t *ps)
+static loom_constraint_t *constraint_expr(constraint_parser_t *ps)
 {
     int levels = 0;
-    loom_constraint_t *cur = cons_term(ps);
+    loom_constraint_t *cur = constraint_term(ps);
     while (cur && (*ps->p == '&' || *ps->p == '|') && levels <= LOOM_CONSTRAINT_MAX_DEPTH) {
         loom_cons_op_t op = *ps->p++ == '&' ? LOOM_CONS_AND : LOOM_CONS_OR;
-        loom_constraint_t *rhs = cons_term(ps);
+        loom_constraint_t *rhs = constraint_term(ps);
         if (!rhs) {
             loom_constraint_free(cur);
             return NULL;
         }
-        cur = cons_join(cur, &levels, op, rhs);
+        cur = constraint_join(cur, &levels, op, rhs);
     }
-    return cur ? cons_expr_check(ps, cur, levels) : NULL;
+    return cur ? constraint_expr_check(ps, cur, levels) : NULL;
 }
 
 int loom_constraint_parse(const char *s, loom_constraint_t **out, loom_err_t *err)
 {
-    cons_parser_t ps = {.s = s, .p = s, .err = err};
+    constraint_parser_t ps = {.s = s, .p = s, .err = err};
     if (*s == '\0')
         return loom_errf(err, -LOOM_ECONSTRAINT, "Invalid feature specification '' (empty)");
-    loom_constraint_t *c = cons_expr(&ps);
+    loom_constraint_t *c = constraint_expr(&ps);
     if (!c)
         return ps.rc;
     *out = c;
@@ -270,20 +275,20 @@ const loom_constraint_t *loom_constraint_bracket(const loom_constraint_t *c)
 
 /* A term without its brackets; nested: c is a kid, so a bare AND/OR needs
  * parentheses. */
-static void cons_fmt_term(const loom_constraint_t *c, bool nested, loom_sbuf_t *out);
+static void constraint_fmt_term(const loom_constraint_t *c, bool nested, loom_sbuf_t *out);
 
-static void cons_fmt(const loom_constraint_t *c, bool nested, loom_sbuf_t *out)
+static void constraint_fmt(const loom_constraint_t *c, bool nested, loom_sbuf_t *out)
 {
     if (!c->bracket) {
-        cons_fmt_term(c, nested, out);
+        constraint_fmt_term(c, nested, out);
         return;
     }
     loom_sbuf_addc(out, '[');
-    cons_fmt_term(c, false, out);
+    constraint_fmt_term(c, false, out);
     loom_sbuf_addc(out, ']');
 }
 
-static void cons_fmt_term(const loom_constraint_t *c, bool nested, loom_sbuf_t *out)
+static void constraint_fmt_term(const loom_constraint_t *c, bool nested, loom_sbuf_t *out)
 {
     bool paren = c->op != LOOM_CONS_FEATURE && (nested || c->count);
     if (paren)
@@ -293,7 +298,7 @@ static void cons_fmt_term(const loom_constraint_t *c, bool nested, loom_sbuf_t *
     for (size_t i = 0; i < c->nkids; i++) {
         if (i)
             loom_sbuf_addc(out, c->op == LOOM_CONS_AND ? '&' : '|');
-        cons_fmt(c->kids[i], true, out);
+        constraint_fmt(c->kids[i], true, out);
     }
     if (paren)
         loom_sbuf_addc(out, ')');
@@ -303,7 +308,7 @@ static void cons_fmt_term(const loom_constraint_t *c, bool nested, loom_sbuf_t *
 
 void loom_constraint_fmt(const loom_constraint_t *c, loom_sbuf_t *out)
 {
-    cons_fmt(c, false, out);
+    constraint_fmt(c, false, out);
 }
 
 void loom_constraint_features(const loom_constraint_t *c, loom_strv_t *names)
