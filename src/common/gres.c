@@ -376,35 +376,36 @@ void loom_gres_fmt_tres_per(const loom_gres_list_t *l, loom_sbuf_t *out)
 /* Slurm's fixed TRES (ids 1-8), in its order; the rest follow by rank. */
 static const struct {
     const char *type, *name;
-} tres_builtin[] = {
+} gres_tres_builtin[] = {
     {"cpu", NULL},     {"mem", NULL},  {"energy", NULL}, {"node", NULL},
     {"billing", NULL}, {"fs", "disk"}, {"vmem", NULL},   {"pages", NULL},
 };
 
-#define TRES_NBUILTIN (sizeof(tres_builtin) / sizeof(tres_builtin[0]))
+#define GRES_TRES_NBUILTIN (sizeof(gres_tres_builtin) / sizeof(gres_tres_builtin[0]))
 
-static size_t tres_rank(const char *type, const char *name)
+static size_t gres_tres_rank(const char *type, const char *name)
 {
-    for (size_t i = 0; i < TRES_NBUILTIN; i++)
-        if (strcmp(type, tres_builtin[i].type) == 0 && gres_str_eq(name, tres_builtin[i].name))
+    for (size_t i = 0; i < GRES_TRES_NBUILTIN; i++)
+        if (strcmp(type, gres_tres_builtin[i].type) == 0 &&
+            gres_str_eq(name, gres_tres_builtin[i].name))
             return i;
     if (strcmp(type, "gres") == 0)
-        return TRES_NBUILTIN;
-    return strcmp(type, "license") == 0 ? TRES_NBUILTIN + 1 : TRES_NBUILTIN + 2;
+        return GRES_TRES_NBUILTIN;
+    return strcmp(type, "license") == 0 ? GRES_TRES_NBUILTIN + 1 : GRES_TRES_NBUILTIN + 2;
 }
 
-static bool tres_is_plain(gres_span_t type)
+static bool gres_tres_is_plain(gres_span_t type)
 {
-    for (size_t i = 0; i < TRES_NBUILTIN; i++)
-        if (!tres_builtin[i].name && gres_span_eq(type, tres_builtin[i].type))
+    for (size_t i = 0; i < GRES_TRES_NBUILTIN; i++)
+        if (!gres_tres_builtin[i].name && gres_span_eq(type, gres_tres_builtin[i].type))
             return true;
     return false;
 }
 
 /* Order of (type, name) pairs; name NULL sorts first. */
-static int tres_cmp(const char *ta, const char *na, const char *tb, const char *nb)
+static int gres_tres_cmp(const char *ta, const char *na, const char *tb, const char *nb)
 {
-    size_t ra = tres_rank(ta, na), rb = tres_rank(tb, nb);
+    size_t ra = gres_tres_rank(ta, na), rb = gres_tres_rank(tb, nb);
     if (ra != rb)
         return ra < rb ? -1 : 1;
     int c = strcmp(ta, tb);
@@ -456,9 +457,9 @@ uint64_t loom_tres_count(const loom_tres_list_t *l, const char *type, const char
 void loom_tres_add(loom_tres_list_t *l, const char *type, const char *name, uint64_t count)
 {
     size_t at = 0;
-    while (at < l->n && tres_cmp(l->v[at].type, l->v[at].name, type, name) < 0)
+    while (at < l->n && gres_tres_cmp(l->v[at].type, l->v[at].name, type, name) < 0)
         at++;
-    if (at < l->n && tres_cmp(l->v[at].type, l->v[at].name, type, name) == 0) {
+    if (at < l->n && gres_tres_cmp(l->v[at].type, l->v[at].name, type, name) == 0) {
         uint64_t room = LOOM_GRES_MAX_COUNT - l->v[at].count;
         l->v[at].count += count < room ? count : room;
         return;
@@ -491,10 +492,10 @@ void loom_tres_add_gres(loom_tres_list_t *l, const loom_gres_list_t *g)
 typedef struct {
     gres_span_t type, name; /* name.p == NULL for plain types */
     uint64_t count;
-} tres_entry_t;
+} gres_tres_entry_t;
 
 /* "gpu[:type]" after "gres/" in the '=' form. */
-static bool tres_valid_gres_name(gres_span_t s)
+static bool gres_tres_valid_gres_name(gres_span_t s)
 {
     gres_span_t f[2];
     size_t nf = gres_split(s, ':', f, 2);
@@ -502,7 +503,7 @@ static bool tres_valid_gres_name(gres_span_t s)
 }
 
 /* The colon form after "gres/" (or 22.05's "gres:"): a GRES request entry. */
-static const char *tres_gres_colon(gres_span_t s, tres_entry_t *t)
+static const char *gres_tres_gres_colon(gres_span_t s, gres_tres_entry_t *t)
 {
     gres_entry_t e;
     const char *why = gres_entry(s, GRES_REQUEST, &e);
@@ -515,7 +516,7 @@ static const char *tres_gres_colon(gres_span_t s, tres_entry_t *t)
 }
 
 /* The count after '=' or ':'; mem is a memory size. */
-static const char *tres_value(gres_span_t v, tres_entry_t *t)
+static const char *gres_tres_value(gres_span_t v, gres_tres_entry_t *t)
 {
     if (!t->name.p && gres_span_eq(t->type, "mem")) {
         char buf[64];
@@ -530,12 +531,12 @@ static const char *tres_value(gres_span_t v, tres_entry_t *t)
 }
 
 /* "type=N", "type:N", "type", "type/name=N", "type/name[:N]", gres forms. */
-static const char *tres_entry(gres_span_t s, tres_entry_t *t)
+static const char *gres_tres_entry(gres_span_t s, gres_tres_entry_t *t)
 {
     size_t tn = 0;
     while (tn < s.n && (isalnum((unsigned char)s.p[tn]) || s.p[tn] == '_'))
         tn++;
-    *t = (tres_entry_t){.type = {s.p, tn}, .count = 1};
+    *t = (gres_tres_entry_t){.type = {s.p, tn}, .count = 1};
     char sep = tn < s.n ? s.p[tn] : '\0';
     gres_span_t rest = {s.p + tn + 1, tn < s.n ? s.n - tn - 1 : 0};
     const char *eq = memchr(rest.p, '=', rest.n);
@@ -543,24 +544,24 @@ static const char *tres_entry(gres_span_t s, tres_entry_t *t)
         return "bad type";
     bool gres = gres_span_eq(t->type, "gres");
     if (gres && !eq && (sep == '/' || sep == ':'))
-        return tres_gres_colon(rest, t);
+        return gres_tres_gres_colon(rest, t);
     if (sep == '/') {
         const char *end = eq ? eq : memchr(rest.p, ':', rest.n);
         t->name = (gres_span_t){rest.p, end ? (size_t)(end - rest.p) : rest.n};
-        bool ok = gres ? tres_valid_gres_name(t->name) : gres_valid_chars(t->name, "_.@-");
-        if (!ok || tres_is_plain(t->type))
+        bool ok = gres ? gres_tres_valid_gres_name(t->name) : gres_valid_chars(t->name, "_.@-");
+        if (!ok || gres_tres_is_plain(t->type))
             return "bad name";
         if (!end)
             return NULL;
-        return tres_value((gres_span_t){end + 1, rest.n - t->name.n - 1}, t);
+        return gres_tres_value((gres_span_t){end + 1, rest.n - t->name.n - 1}, t);
     }
-    if (!tres_is_plain(t->type) || (sep != '=' && sep != ':' && sep != '\0'))
+    if (!gres_tres_is_plain(t->type) || (sep != '=' && sep != ':' && sep != '\0'))
         return "bad type";
-    return sep == '\0' ? NULL : tres_value(rest, t);
+    return sep == '\0' ? NULL : gres_tres_value(rest, t);
 }
 
 /* Copy a good entry into l; false when (type, name) is already there. */
-static bool tres_insert(loom_tres_list_t *l, const tres_entry_t *t)
+static bool gres_tres_insert(loom_tres_list_t *l, const gres_tres_entry_t *t)
 {
     char *type = loom_xstrndup(t->type.p, t->type.n);
     char *name = gres_dup(t->name);
@@ -580,12 +581,12 @@ int loom_tres_parse(const char *s, loom_tres_list_t *out, loom_err_t *err)
     gres_span_t rest = {s, strlen(s)}, ent;
     const char *why = NULL;
     while (!why && gres_next(&rest, &ent)) {
-        tres_entry_t t;
+        gres_tres_entry_t t;
         if (ent.n == 0)
             why = "empty entry";
-        else if ((why = tres_entry(ent, &t)))
+        else if ((why = gres_tres_entry(ent, &t)))
             break;
-        else if (!tres_insert(&l, &t))
+        else if (!gres_tres_insert(&l, &t))
             why = "duplicate entry";
     }
     if (why) {
@@ -598,7 +599,7 @@ int loom_tres_parse(const char *s, loom_tres_list_t *out, loom_err_t *err)
     return 0;
 }
 
-static void tres_fmt_list(const loom_tres_list_t *l, char sep, loom_sbuf_t *out)
+static void gres_tres_fmt_list(const loom_tres_list_t *l, char sep, loom_sbuf_t *out)
 {
     for (size_t i = 0; i < l->n; i++) {
         const loom_tres_t *t = &l->v[i];
@@ -616,10 +617,10 @@ static void tres_fmt_list(const loom_tres_list_t *l, char sep, loom_sbuf_t *out)
 
 void loom_tres_fmt(const loom_tres_list_t *l, loom_sbuf_t *out)
 {
-    tres_fmt_list(l, '=', out);
+    gres_tres_fmt_list(l, '=', out);
 }
 
 void loom_tres_fmt_per(const loom_tres_list_t *l, loom_sbuf_t *out)
 {
-    tres_fmt_list(l, ':', out);
+    gres_tres_fmt_list(l, ':', out);
 }
