@@ -8,8 +8,9 @@
  * So "a[1-999999999999]b[1-99999]" fails fast with no large allocation.
  *
  * Compression follows Slurm 22.05's model: a name is split into a prefix and
- * its trailing run of digits (at most HOSTLIST_MAX_DIGITS; a longer run, or
- * none, makes the whole name a literal). Consecutive names with byte-equal
+ * a number (its trailing run of at most HOSTLIST_MAX_DIGITS digits that fits
+ * in 64 bits, or the digits of the last bracket group it was made from; with
+ * neither, the whole name is a literal). Consecutive names with byte-equal
  * prefixes share one bracket group; numbers n, n+1 join one range when one
  * zero-padding width prints them all as written (n9,n10 -> n[9-10];
  * n09,n10 -> n[09-10]; n9,n010 stay apart).
@@ -17,8 +18,8 @@
  * Sort order (scontrol show hostlistsorted): prefixes in natural order
  * (rack9 < rack10), then literal names before numbered ones, then by the
  * number of digits written, then by value. That is one total order; sorting
- * the names and compressing in order reproduces Slurm's output, duplicates
- * included (n1,n1,n2 -> n[1,1-2]).
+ * the names and compressing in order reproduces Slurm's output for lists of
+ * names, duplicates included (n1,n1,n2 -> n[1,1-2]).
  */
 #include "common/hostlist.h"
 #include "common/xalloc.h"
@@ -28,11 +29,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Longest digit run treated as a number: values stay below 10^18. */
-#define HOSTLIST_MAX_DIGITS 18
+/* Longest digit run treated as a number (it must also fit in 64 bits). */
+#define HOSTLIST_MAX_DIGITS 20
+
+/* A name and the offset where its number starts (its length when it has
+ * none). Usually the trailing digits; for a name made from a pattern ending in
+ * a bracket group, that group's digits, as Slurm keeps them: "n1[3-4]" prints
+ * back as "n1[3-4]", while the names n13,n14 compress to "n[13-14]". */
+typedef struct {
+    char *name;
+    size_t split;
+} hostlist_entry_t;
 
 struct loom_hostlist {
-    char **names;
+    hostlist_entry_t *e;
     size_t n;
     size_t cap;
 };
@@ -69,6 +79,11 @@ typedef struct {
     uint64_t num; /* their value */
 } hostlist_key_t;
 
+static int hostlist_is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
 loom_hostlist_t *loom_hostlist_create(void)
 {
     return loom_xcalloc(1, sizeof(loom_hostlist_t));
@@ -79,24 +94,39 @@ void loom_hostlist_destroy(loom_hostlist_t *hl)
     if (!hl)
         return;
     for (size_t i = 0; i < hl->n; i++)
-        free(hl->names[i]);
-    free(hl->names);
+        free(hl->e[i].name);
+    free(hl->e);
     free(hl);
 }
 
+static int hostlist_parse_num(const char *s, size_t len, uint64_t *v);
+
+/* Where the number of a plain name starts: its trailing digits, when they
+ * make a number hostlist_parse_num accepts; else its length. */
+static size_t hostlist_split(const char *name)
+{
+    size_t len = strlen(name), d = len;
+    uint64_t v;
+    while (d > 0 && hostlist_is_digit(name[d - 1]))
+        d--;
+    return (d < len && hostlist_parse_num(name + d, len - d, &v) == 0) ? d : len;
+}
+
 /* Append an owned name. */
-static void hostlist_take(loom_hostlist_t *hl, char *name)
+static void hostlist_take(loom_hostlist_t *hl, char *name, size_t split)
 {
     if (hl->n == hl->cap) {
         hl->cap = hl->cap ? hl->cap * 2 : 16;
-        hl->names = loom_xreallocarray(hl->names, hl->cap, sizeof(char *));
+        hl->e = loom_xreallocarray(hl->e, hl->cap, sizeof(hostlist_entry_t));
     }
-    hl->names[hl->n++] = name;
+    hl->e[hl->n].name = name;
+    hl->e[hl->n].split = split;
+    hl->n++;
 }
 
 void loom_hostlist_push(loom_hostlist_t *hl, const char *name)
 {
-    hostlist_take(hl, loom_xstrdup(name));
+    hostlist_take(hl, loom_xstrdup(name), hostlist_split(name));
 }
 
 size_t loom_hostlist_count(const loom_hostlist_t *hl)
@@ -106,13 +136,13 @@ size_t loom_hostlist_count(const loom_hostlist_t *hl)
 
 const char *loom_hostlist_nth(const loom_hostlist_t *hl, size_t i)
 {
-    return (hl && i < hl->n) ? hl->names[i] : NULL;
+    return (hl && i < hl->n) ? hl->e[i].name : NULL;
 }
 
 long loom_hostlist_find(const loom_hostlist_t *hl, const char *name)
 {
     for (size_t i = 0; hl && i < hl->n; i++)
-        if (strcmp(hl->names[i], name) == 0)
+        if (strcmp(hl->e[i].name, name) == 0)
             return (long)i;
     return -1;
 }
@@ -122,11 +152,6 @@ long loom_hostlist_find(const loom_hostlist_t *hl, const char *name)
 static int hostlist_is_sep(char c)
 {
     return c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static int hostlist_is_digit(char c)
-{
-    return c >= '0' && c <= '9';
 }
 
 /* Characters allowed in a name outside brackets. */
@@ -182,16 +207,18 @@ static hostlist_seg_t *hostlist_item_add_seg(hostlist_item_t *item, const char *
     return seg;
 }
 
-/* Parse the digits s[0..len) (1..HOSTLIST_MAX_DIGITS of them) into *v. */
+/* Parse the digits s[0..len) (1..HOSTLIST_MAX_DIGITS of them, a value that
+ * fits in 64 bits) into *v. */
 static int hostlist_parse_num(const char *s, size_t len, uint64_t *v)
 {
     if (len == 0 || len > HOSTLIST_MAX_DIGITS)
         return -1;
     uint64_t x = 0;
     for (size_t i = 0; i < len; i++) {
-        if (!hostlist_is_digit(s[i]))
+        uint64_t d = (uint64_t)(s[i] - '0');
+        if (!hostlist_is_digit(s[i]) || x > (UINT64_MAX - d) / 10)
             return -1;
-        x = x * 10 + (uint64_t)(s[i] - '0');
+        x = x * 10 + d;
     }
     *v = x;
     return 0;
@@ -209,9 +236,8 @@ static int hostlist_parse_range(const char *pat, size_t patlen, const char *s, s
         return loom_errf(err, -LOOM_EPARSE, "invalid hostlist '%.*s': bad range '%.*s'",
                          (int)patlen, pat, (int)len, s);
     if (hostlist_parse_num(s, lolen, &r->lo) != 0 || hostlist_parse_num(hs, hilen, &r->hi) != 0)
-        return loom_errf(err, -LOOM_ERANGE,
-                         "invalid hostlist '%.*s': number in '%.*s' has more than %d digits",
-                         (int)patlen, pat, (int)len, s, HOSTLIST_MAX_DIGITS);
+        return loom_errf(err, -LOOM_ERANGE, "invalid hostlist '%.*s': number too large in '%.*s'",
+                         (int)patlen, pat, (int)len, s);
     if (r->lo > r->hi)
         return loom_errf(err, -LOOM_ERANGE, "invalid hostlist '%.*s': reversed range '%.*s'",
                          (int)patlen, pat, (int)len, s);
@@ -343,16 +369,22 @@ static void hostlist_expand_item(const hostlist_item_t *item, loom_hostlist_t *h
             v[s] = item->segs[s].ranges[0].lo;
         }
     }
+    /* A pattern ending in a group splits before that group's number. */
+    int ends_in_group = ng > 0 && item->segs[item->nsegs - 1].litlen == 0;
     loom_sbuf_t sb = LOOM_SBUF_INIT;
     do {
+        size_t split = 0;
         loom_sbuf_reset(&sb);
         for (size_t s = 0; s < item->nsegs; s++) {
             const hostlist_seg_t *seg = &item->segs[s];
             loom_sbuf_addn(&sb, seg->lit, seg->litlen);
-            if (seg->nranges)
+            if (seg->nranges) {
+                split = sb.len;
                 loom_sbuf_addf(&sb, "%0*llu", seg->ranges[ri[s]].width, (unsigned long long)v[s]);
+            }
         }
-        hostlist_take(hl, loom_xstrdup(loom_sbuf_str(&sb)));
+        char *name = loom_xstrdup(loom_sbuf_str(&sb));
+        hostlist_take(hl, name, ends_in_group ? split : hostlist_split(name));
     } while (hostlist_odometer_step(item, groups, ng, ri, v));
     loom_sbuf_free(&sb);
     free(groups);
@@ -414,18 +446,16 @@ int loom_hostlist_parse(const char *expr, loom_hostlist_t **out, loom_err_t *err
 
 /* ---- sorting ---------------------------------------------------------- */
 
-static void hostlist_key(const char *name, hostlist_key_t *k)
+/* Split an entry into prefix and number for sorting and compression. */
+static void hostlist_key(const hostlist_entry_t *e, hostlist_key_t *k)
 {
-    size_t len = strlen(name), d = len;
-    while (d > 0 && hostlist_is_digit(name[d - 1]))
-        d--;
-    k->name = name;
-    k->numeric = len > d && len - d <= HOSTLIST_MAX_DIGITS;
-    k->plen = k->numeric ? d : len;
-    k->width = k->numeric ? (int)(len - d) : 0;
+    size_t len = strlen(e->name);
+    k->name = e->name;
     k->num = 0;
-    if (k->numeric)
-        hostlist_parse_num(name + d, len - d, &k->num);
+    k->numeric =
+        e->split < len && hostlist_parse_num(e->name + e->split, len - e->split, &k->num) == 0;
+    k->plen = k->numeric ? e->split : len;
+    k->width = k->numeric ? (int)(len - e->split) : 0;
 }
 
 /* Compare the digit runs a[0..na) and b[0..nb): a run with a leading zero
@@ -491,45 +521,47 @@ static int hostlist_key_cmp(const void *pa, const void *pb)
     return (a->num > b->num) - (a->num < b->num);
 }
 
-/* Sort names[0..n) in place (O(n log n): the keys are split once). */
-static void hostlist_sort_names(char **names, size_t n)
+/* Sort e[0..n) in place (O(n log n): the keys are split once). */
+static void hostlist_sort_entries(hostlist_entry_t *e, size_t n)
 {
     if (n < 2)
         return;
     hostlist_key_t *keys = loom_xreallocarray(NULL, n, sizeof(hostlist_key_t));
     for (size_t i = 0; i < n; i++)
-        hostlist_key(names[i], &keys[i]);
+        hostlist_key(&e[i], &keys[i]);
     qsort(keys, n, sizeof(hostlist_key_t), hostlist_key_cmp);
-    for (size_t i = 0; i < n; i++)
-        names[i] = (char *)keys[i].name;
+    for (size_t i = 0; i < n; i++) {
+        e[i].name = (char *)keys[i].name;
+        e[i].split = keys[i].plen; /* the name's length when it has no number */
+    }
     free(keys);
 }
 
-/* Drop adjacent duplicates of names[0..n); returns the new count. Frees the
- * dropped strings when owned. */
-static size_t hostlist_dedup_names(char **names, size_t n, int owned)
+/* Drop adjacent duplicates of e[0..n); returns the new count. Frees the
+ * dropped names when owned. */
+static size_t hostlist_dedup_entries(hostlist_entry_t *e, size_t n, int owned)
 {
     size_t out = 0;
     for (size_t i = 0; i < n; i++) {
-        if (out > 0 && strcmp(names[out - 1], names[i]) == 0) {
+        if (out > 0 && strcmp(e[out - 1].name, e[i].name) == 0) {
             if (owned)
-                free(names[i]);
+                free(e[i].name);
             continue;
         }
-        names[out++] = names[i];
+        e[out++] = e[i];
     }
     return out;
 }
 
 void loom_hostlist_sort(loom_hostlist_t *hl)
 {
-    hostlist_sort_names(hl->names, hl->n);
+    hostlist_sort_entries(hl->e, hl->n);
 }
 
 void loom_hostlist_uniq(loom_hostlist_t *hl)
 {
-    hostlist_sort_names(hl->names, hl->n);
-    hl->n = hostlist_dedup_names(hl->names, hl->n, 1);
+    hostlist_sort_entries(hl->e, hl->n);
+    hl->n = hostlist_dedup_entries(hl->e, hl->n, 1);
 }
 
 /* ---- compression ------------------------------------------------------ */
@@ -576,7 +608,8 @@ static void hostlist_emit_ranges(const hostlist_key_t *keys, size_t n, loom_sbuf
         hostlist_width_t w = {0, INT32_MAX};
         hostlist_width_join(&w, &keys[i]);
         size_t j = i + 1;
-        while (j < n && keys[j].num == keys[j - 1].num + 1 && hostlist_width_join(&w, &keys[j]))
+        while (j < n && keys[j - 1].num != UINT64_MAX && keys[j].num == keys[j - 1].num + 1 &&
+               hostlist_width_join(&w, &keys[j]))
             j++;
         if (i > 0)
             loom_sbuf_addc(out, ',');
@@ -594,12 +627,12 @@ static int hostlist_same_prefix(const hostlist_key_t *a, const hostlist_key_t *b
     return a->numeric && b->numeric && a->plen == b->plen && memcmp(a->name, b->name, a->plen) == 0;
 }
 
-/* Compress names[0..n) in their order. */
-static void hostlist_ranged_names(char *const *names, size_t n, loom_sbuf_t *out)
+/* Compress e[0..n) in their order. */
+static void hostlist_ranged_entries(const hostlist_entry_t *e, size_t n, loom_sbuf_t *out)
 {
     hostlist_key_t *keys = loom_xreallocarray(NULL, n ? n : 1, sizeof(hostlist_key_t));
     for (size_t i = 0; i < n; i++)
-        hostlist_key(names[i], &keys[i]);
+        hostlist_key(&e[i], &keys[i]);
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
         while (j < n && hostlist_same_prefix(&keys[i], &keys[j]))
@@ -607,9 +640,9 @@ static void hostlist_ranged_names(char *const *names, size_t n, loom_sbuf_t *out
         if (i > 0)
             loom_sbuf_addc(out, ',');
         if (j - i == 1) {
-            loom_sbuf_add(out, names[i]);
+            loom_sbuf_add(out, keys[i].name);
         } else {
-            loom_sbuf_addn(out, names[i], keys[i].plen);
+            loom_sbuf_addn(out, keys[i].name, keys[i].plen);
             loom_sbuf_addc(out, '[');
             hostlist_emit_ranges(keys + i, j - i, out);
             loom_sbuf_addc(out, ']');
@@ -621,19 +654,19 @@ static void hostlist_ranged_names(char *const *names, size_t n, loom_sbuf_t *out
 
 void loom_hostlist_ranged(const loom_hostlist_t *hl, loom_sbuf_t *out)
 {
-    hostlist_ranged_names(hl->names, hl->n, out);
+    hostlist_ranged_entries(hl->e, hl->n, out);
 }
 
 char *loom_hostlist_compress_sorted(const loom_hostlist_t *hl)
 {
-    /* Sort borrowed pointers: the list itself is left as it is. */
-    char **names = loom_xreallocarray(NULL, hl->n ? hl->n : 1, sizeof(char *));
+    /* Sort borrowed names: the list itself is left as it is. */
+    hostlist_entry_t *e = loom_xreallocarray(NULL, hl->n ? hl->n : 1, sizeof(hostlist_entry_t));
     if (hl->n)
-        memcpy(names, hl->names, hl->n * sizeof(char *));
-    hostlist_sort_names(names, hl->n);
-    size_t n = hostlist_dedup_names(names, hl->n, 0);
+        memcpy(e, hl->e, hl->n * sizeof(hostlist_entry_t));
+    hostlist_sort_entries(e, hl->n);
+    size_t n = hostlist_dedup_entries(e, hl->n, 0);
     loom_sbuf_t sb = LOOM_SBUF_INIT;
-    hostlist_ranged_names(names, n, &sb);
-    free(names);
+    hostlist_ranged_entries(e, n, &sb);
+    free(e);
     return loom_sbuf_detach(&sb);
 }

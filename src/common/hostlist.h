@@ -9,16 +9,23 @@
  * the length of its lower bound as written ("n[01-3]" -> n01 n02 n03). Text
  * after the last group ("n[1-2]-ib") is accepted (Slurm 22.05 rejects it).
  * Names are made of letters, digits and "-_.:@+"; a bracket holds "lo" or
- * "lo-hi" items (1..18 digits) separated by commas. Errors: unbalanced or
+ * "lo-hi" items (numbers < 2^64) separated by commas. Errors: unbalanced or
  * nested brackets, empty items, reversed ranges, bad characters (-LOOM_EPARSE
  * or -LOOM_ERANGE), more than LOOM_HOSTLIST_MAX names in the list
  * (-LOOM_ETOOBIG; counted before anything is expanded).
  *
  * Compression matches scontrol 22.05: only a name's trailing digits are the
- * range part ("rack1-n[01-02],rack2-n01"; "n1x,n2x" stays as it is), names of
- * one prefix that follow each other share a bracket, and n, n+1 merge when
- * one zero-padding width prints both as written ("n[9-10]", "n[09-10]",
- * "n[01-02,3]").
+ * range part ("rack1-n[01-02],rack2-n01"; "n1x,n2x" stays as it is), except
+ * that a name made from a pattern ending in a bracket keeps that bracket as
+ * its range part ("n1[3-4]" prints back as "n1[3-4]", "n13,n14" as
+ * "n[13-14]"); names of one prefix that follow each other share a bracket,
+ * and n, n+1 merge when one zero-padding width prints both as written
+ * ("n[9-10]", "n[09-10]", "n[01-02,3]").
+ *
+ * Known difference: Slurm's hostlistsorted sorts its internal ranges, not
+ * names, so for bracketed input with duplicates or a range that crosses a
+ * digit count ("n[5-96]") its output can differ from Loom's name sort (and
+ * Slurm sometimes prints names that expand differently there).
  *
  * A loom_hostlist_t is an ordered list of owned names (duplicates allowed until
  * loom_hostlist_uniq). Create/destroy; destroy accepts NULL.
