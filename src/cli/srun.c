@@ -38,6 +38,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -506,6 +507,30 @@ static int srun_task_io(srun_t *s, srun_task_t *t, int out[2], int err[2])
     return 0;
 }
 
+/* execve with the command looked up in the task's own PATH, as slurmstepd
+ * does (so --export=NONE leaves only absolute paths working). */
+static void srun_exec(char **argv, const loom_strv_t *env)
+{
+    const char *path = loom_jobenv_get(env, "PATH");
+    int saved = ENOENT;
+    if (strchr(argv[0], '/') || !path) {
+        execve(argv[0], argv, env->v);
+        return;
+    }
+    loom_strv_t dirs = LOOM_STRV_INIT;
+    loom_strv_split(&dirs, path, ":");
+    for (size_t i = 0; i < dirs.n; i++) {
+        loom_sbuf_t full = LOOM_SBUF_INIT;
+        loom_sbuf_addf(&full, "%s/%s", dirs.v[i], argv[0]);
+        execve(loom_sbuf_str(&full), argv, env->v);
+        if (errno != ENOENT && errno != ENOTDIR)
+            saved = errno;
+        loom_sbuf_free(&full);
+    }
+    loom_strv_free(&dirs);
+    errno = saved;
+}
+
 static void srun_child(srun_t *s, uint32_t local, int out[2], int err[2])
 {
     sigset_t none;
@@ -523,11 +548,15 @@ static void srun_child(srun_t *s, uint32_t local, int out[2], int err[2])
     if (loom_jobenv_export(s->o.export_env, environ, &env, NULL) < 0)
         loom_jobenv_export(NULL, environ, &env, NULL);
     srun_task_env(s, local, &env);
+    mode_t mask = umask(022);
+    umask(mask);
+    loom_jobenv_setf(&env, "SLURM_UMASK", "%04o", (unsigned)mask);
     if (s->o.chdir && chdir(s->o.chdir) < 0)
-        dprintf(2, "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
-                s->o.chdir, strerror(errno));
-    execvpe(s->o.argv[0], s->o.argv, env.v);
-    dprintf(2, "slurmstepd: error: execve(): %s: %s\n", s->o.argv[0], strerror(errno));
+        dprintf(2, "slurmstepd-%s: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
+                s->node_name, s->o.chdir, strerror(errno));
+    srun_exec(s->o.argv, &env);
+    dprintf(2, "slurmstepd-%s: error: execve(): %s: %s\n", s->node_name, s->o.argv[0],
+            strerror(errno));
     _exit(errno == ENOENT ? 2 : 126);
 }
 

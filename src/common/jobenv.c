@@ -232,9 +232,6 @@ int loom_jobenv_export(const char *spec, char *const *src, loom_strv_t *out, loo
     int rc = jobenv_export_items(spec, &items, &all, &none, err);
     if (rc == 0 && all && none)
         rc = loom_errf(err, -LOOM_EPARSE, "invalid --export value '%s'", spec);
-    if (rc == 0 && none && items.n > 0)
-        rc = loom_errf(err, -LOOM_EPARSE, "--export=NONE cannot be combined with variables ('%s')",
-                       spec);
     if (rc == 0) {
         if (items.n == 0 && !none)
             all = true;
@@ -435,6 +432,7 @@ void loom_jobenv_step(const loom_jobenv_step_t *step, uint32_t local_id, long ta
     jobenv_set_u32(env, "SLURM_NPROCS", step->ntasks);
     jobenv_set_counts(env, "SLURM_STEP_TASKS_PER_NODE", step->tasks_per_node, step->num_nodes);
     jobenv_set_counts(env, "SLURM_TASKS_PER_NODE", step->tasks_per_node, step->num_nodes);
+    loom_jobenv_set(env, "SLURM_DISTRIBUTION", "block");
     if (step->cpus_per_task)
         jobenv_set_u32(env, "SLURM_CPUS_PER_TASK", step->cpus_per_task);
     if (step->ngpus) {

@@ -3,7 +3,9 @@
  *
  * Entry points:
  *  - loom_jobenv_export(): the --export rules (ALL, NONE, NIL, [ALL,]VAR[=val],...)
- *    applied to a submit-time environment; SLURM_* always pass.
+ *    applied to a submit-time environment; SLURM_* always pass. "NONE,VAR=x"
+ *    is accepted as Slurm 22.05 does (Slurm then also loads the user's login
+ *    environment, --get-user-env; Loom does not).
  *  - loom_jobenv_batch(): every batch variable (column B of §12) for a job on
  *    one node, written over an environment (usually the exported one).
  *  - loom_jobenv_step(): the task variables (column T) of one srun task.
@@ -39,9 +41,9 @@ enum {
     LOOM_JOBENV_GPU_ZE = 1u << 3,     /* ZE_AFFINITY_MASK (intel_gpu_env) */
     LOOM_JOBENV_GPU_NONE = 1u << 4,   /* no_gpu_env: none of them */
 };
-/* Slurm 22.05's default when gres.conf names no env flag. */
+/* Slurm 22.05.8's default when gres.conf names no env flag: all four. */
 #define LOOM_JOBENV_GPU_DEFAULT                                                                    \
-    (LOOM_JOBENV_GPU_CUDA | LOOM_JOBENV_GPU_ROCR | LOOM_JOBENV_GPU_OPENCL)
+    (LOOM_JOBENV_GPU_CUDA | LOOM_JOBENV_GPU_ROCR | LOOM_JOBENV_GPU_OPENCL | LOOM_JOBENV_GPU_ZE)
 
 /* A job as the environment sees it. Strings are borrowed (NULL or "" = unset). */
 typedef struct loom_jobenv_job {

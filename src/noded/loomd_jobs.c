@@ -440,8 +440,9 @@ static json_t *jobs_node_section(const loom_noded_t *n)
     const char *append = loom_conf_get(n->conf, "JobFileAppend");
     return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:I}", "name", n->name, "cluster",
                      n->conf->cluster_name ? n->conf->cluster_name : "", "conf", n->conf_path,
-                     "hostname", n->hostname, "loomd_sock", sock, "gpu_env", (int)n->gpu_env,
-                     "job_file_append", append && strcmp(append, "1") == 0, "kill_wait",
+                     "hostname", n->me->hostname ? n->me->hostname : n->name, "loomd_sock", sock,
+                     "gpu_env", (int)n->gpu_env, "job_file_append",
+                     append && strcmp(append, "1") == 0, "kill_wait",
                      (json_int_t)n->conf->kill_wait);
 }
 

@@ -36,6 +36,7 @@
 typedef struct stepd_child {
     int in_fd, out_fd, err_fd;
     const char *work_dir;
+    const char *node_name; /* for "slurmstepd-<node>: error: ..." */
     char *script;
     loom_strv_t argv;
     loom_strv_t env;
@@ -285,8 +286,8 @@ static void stepd_child_run(stepd_child_t *ch, int report_fd)
     if (dup2(ch->in_fd, 0) < 0 || dup2(ch->out_fd, 1) < 0 || dup2(ch->err_fd, 2) < 0)
         stepd_child_fail(report_fd, STEPD_FAIL_STDIO);
     if (!ch->work_dir || chdir(ch->work_dir) < 0) {
-        dprintf(2, "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
-                ch->work_dir ? ch->work_dir : "", strerror(errno));
+        dprintf(2, "slurmstepd-%s: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
+                ch->node_name, ch->work_dir ? ch->work_dir : "", strerror(errno));
         if (chdir("/tmp") < 0)
             stepd_child_fail(report_fd, STEPD_FAIL_STDIO);
     }
@@ -312,7 +313,7 @@ static int stepd_child_wait(loom_stepd_t *s, stepd_child_t *ch, int fd, loom_err
         return 0;
     static const char *const what[] = {"", "setuid", "execve", "stdio"};
     loom_errf(err, -e.err, "%s(): %s: %s", what[e.stage % 4], ch->script, strerror(e.err));
-    dprintf(ch->err_fd, "slurmstepd: error: %s\n", err->msg);
+    dprintf(ch->err_fd, "slurmstepd-%s: error: %s\n", ch->node_name, err->msg);
     return -e.err;
 }
 
@@ -416,6 +417,7 @@ int loom_stepd_start(loom_stepd_t *s, loom_err_t *err)
     stepd_child_t ch = {.in_fd = -1, .out_fd = -1, .err_fd = -1};
     uint32_t index = 0;
     ch.work_dir = stepd_jstr(s->job, "work_dir");
+    ch.node_name = s->node_name;
     int rc = stepd_user(s, &ch, err);
     if (rc == 0)
         rc = stepd_env(s, &ch, &index, err);

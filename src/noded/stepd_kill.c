@@ -126,8 +126,8 @@ static void stepd_cancel_line(loom_stepd_t *s, const char *reason)
     if (s->err_fd < 0)
         return;
     loom_sbuf_t sb = LOOM_SBUF_INIT;
-    loom_sbuf_addf(&sb, "slurmstepd: error: *** JOB %u ON %s CANCELLED AT ", s->job_id,
-                   s->node_name);
+    loom_sbuf_addf(&sb, "slurmstepd-%s: error: *** JOB %u ON %s CANCELLED AT ", s->node_name,
+                   s->job_id, s->node_name);
     loom_date_fmt(time(NULL), "Unknown", &sb);
     loom_sbuf_addf(&sb, "%s ***\n", suffix);
     ssize_t n = write(s->err_fd, sb.buf, sb.len);

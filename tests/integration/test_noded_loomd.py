@@ -341,7 +341,7 @@ def test_kill_time_limit(node):
     assert done["exit_code"] & 0x7F == signal.SIGTERM
     lines = node.out(9).splitlines()
     assert lines[0] == "up"
-    assert lines[1].startswith("slurmstepd: error: *** JOB 9 ON n1 CANCELLED AT ")
+    assert lines[1].startswith("slurmstepd-n1: error: *** JOB 9 ON n1 CANCELLED AT ")
     assert lines[1].endswith(" DUE TO TIME LIMIT ***")
     r = node.ctld.request("job.kill", job_id=4242, signal=9, reason="cancel", kill_wait=2)
     assert r["rc"] == "LOOM_EINVAL_JOBID"

@@ -155,7 +155,7 @@ class Job:
         }
         job.update(extra)
         node = {"name": "n1", "cluster": "testc", "conf": "/etc/x/slurm.conf",
-                "hostname": "hostx", "loomd_sock": str(self.spool / "loomd.sock"),
+                "hostname": "n1", "loomd_sock": str(self.spool / "loomd.sock"),
                 "gpu_env": 0}
         (self.dir / "spec.json").write_text(json.dumps({"job": job, "node": node}))
         self.loomd = FakeLoomd(self.spool / "loomd.sock", ack=ack)
@@ -216,10 +216,10 @@ def test_environment(job_factory):
         "SLURM_CPUS_ON_NODE": "2", "SLURM_NTASKS": "2", "SLURM_NPROCS": "2",
         "SLURM_TASKS_PER_NODE": "2", "SLURM_CPUS_PER_TASK": "1", "SLURM_CLUSTER_NAME": "testc",
         "SLURM_JOB_GPUS": "1,3", "SLURM_GPUS_ON_NODE": "2", "CUDA_VISIBLE_DEVICES": "1,3",
-        "ROCR_VISIBLE_DEVICES": "1,3", "GPU_DEVICE_ORDINAL": "1,3", "SLURM_NODEID": "0",
+        "ROCR_VISIBLE_DEVICES": "1,3", "GPU_DEVICE_ORDINAL": "1,3", "ZE_AFFINITY_MASK": "1,3", "SLURM_NODEID": "0",
         "SLURM_PROCID": "0", "SLURM_LOCALID": "0", "SLURM_GTIDS": "0", "SLURMD_NODENAME": "n1",
         "SLURM_TOPOLOGY_ADDR": "n1", "SLURM_TOPOLOGY_ADDR_PATTERN": "node",
-        "SLURM_CONF": "/etc/x/slurm.conf", "ENVIRONMENT": "BATCH", "HOSTNAME": "hostx",
+        "SLURM_CONF": "/etc/x/slurm.conf", "ENVIRONMENT": "BATCH", "HOSTNAME": "n1",
         "SLURM_EXPORT_ENV": "NONE", "SLURM_JOB_UID": str(os.getuid()),
         "SLURM_SUBMIT_DIR": str(j.work),
     }
@@ -249,7 +249,7 @@ def test_chdir_failure_goes_to_tmp(job_factory, tmp_path):
                     std_out=str(tmp_path / "work" / "o.txt"))
     j.wait()
     text = j.out("o.txt")
-    assert "slurmstepd: error: couldn't chdir to `%s': No such file or directory: going to /tmp instead" % (
+    assert "slurmstepd-n1: error: couldn't chdir to `%s': No such file or directory: going to /tmp instead" % (
         tmp_path / "nope") in text
     assert text.endswith("/tmp\n")
 
@@ -266,7 +266,7 @@ def test_cancel_writes_line_and_kills(job_factory):
     assert done["exit_code"] == 7 << 8
     lines = j.out().splitlines()
     assert lines[0] == "started"
-    assert lines[1].startswith("slurmstepd: error: *** JOB 42 ON n1 CANCELLED AT ")
+    assert lines[1].startswith("slurmstepd-n1: error: *** JOB 42 ON n1 CANCELLED AT ")
     assert lines[1].endswith(" DUE TO TIME LIMIT ***")
     assert lines[2] == "got TERM"
 
@@ -283,7 +283,7 @@ def test_cancel_sigkill_after_kill_wait(job_factory):
     assert done["exit_code"] & 0x7F == signal.SIGKILL
     assert done["reason"] == "cancel"
     line = j.out().splitlines()[1]
-    assert line.startswith("slurmstepd: error: *** JOB 42 ON n1 CANCELLED AT ") and line.endswith(
+    assert line.startswith("slurmstepd-n1: error: *** JOB 42 ON n1 CANCELLED AT ") and line.endswith(
         " ***") and "DUE TO" not in line
 
 

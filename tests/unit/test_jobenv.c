@@ -119,7 +119,8 @@ static void test_jobenv_export(void **state)
         {"A='x y',B", "SLURM_CONF=/c SLURM_X=1 A=x y"},
         {"A=x,y", "SLURM_CONF=/c SLURM_X=1 A=x"},
         {"A=", "SLURM_CONF=/c SLURM_X=1 A="},
-        {"NONE,EDITOR", NULL},
+        {"NONE,EDITOR", "SLURM_CONF=/c SLURM_X=1 EDITOR=vi"},
+        {"NONE,FOO=bar", "SLURM_CONF=/c SLURM_X=1 FOO=bar"},
         {"ALL,NONE", NULL},
         {"=x", NULL},
         {"1A", NULL},
@@ -293,7 +294,7 @@ static void test_jobenv_batch_requested(void **state)
         {"CUDA_VISIBLE_DEVICES", "1,3"},
         {"ROCR_VISIBLE_DEVICES", "1,3"},
         {"GPU_DEVICE_ORDINAL", "1,3"},
-        {"ZE_AFFINITY_MASK", NULL},
+        {"ZE_AFFINITY_MASK", "1,3"},
         {"SLURM_EXPORT_ENV", "NONE"},
         {"SLURM_CPUS_ON_NODE", "2"},
         {"SLURM_TASK_PID", NULL},
@@ -340,7 +341,7 @@ static void test_jobenv_gpu_flags(void **state)
         unsigned flags;
         const char *cuda, *rocr, *ocl, *ze;
     } cases[] = {
-        {0, "0", "0", "0", NULL},
+        {0, "0", "0", "0", "0"},
         {LOOM_JOBENV_GPU_CUDA, "0", NULL, NULL, NULL},
         {LOOM_JOBENV_GPU_ROCR, NULL, "0", NULL, NULL},
         {LOOM_JOBENV_GPU_ZE, NULL, NULL, NULL, "0"},
@@ -397,6 +398,7 @@ static void test_jobenv_step(void **state)
         {"SLURM_STEP_NUM_NODES", "2"},
         {"SLURM_STEP_NUM_TASKS", "4"},
         {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"},
+        {"SLURM_DISTRIBUTION", "block"},
         {"SLURM_NTASKS", "4"},
         {"SLURM_NPROCS", "4"},
         {"SLURM_TASKS_PER_NODE", "2(x2)"},
