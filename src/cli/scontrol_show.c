@@ -500,23 +500,34 @@ static void show_node_addr(const loom_scontrol_t *sc, show_rec_t *r, const json_
     show_eol(r);
 }
 
-static void show_node_partitions(show_rec_t *r, const json_t *n)
+/* "Partitions=a,b " from the record, else from slurm.conf. */
+static void show_node_partitions(const loom_scontrol_t *sc, show_rec_t *r, const json_t *n)
 {
+    loom_strv_t names = LOOM_STRV_INIT;
     json_t *parts = json_object_get(n, "partitions");
-    if (json_is_string(parts) && *json_string_value(parts)) {
-        show_addf(r, "Partitions=%s ", json_string_value(parts));
-        show_eol(r);
-    } else if (json_array_size(parts)) {
+    size_t i;
+    json_t *p;
+    if (json_is_string(parts))
+        loom_strv_split(&names, json_string_value(parts), ",");
+    json_array_foreach(parts, i, p)
+    {
+        if (json_is_string(p))
+            loom_strv_add(&names, json_string_value(p));
+    }
+    const loom_conf_t *conf = sc->cli.conf;
+    long idx = conf && !parts ? loom_conf_node_index(conf, show_str(n, "name", "")) : -1;
+    for (size_t k = 0; idx >= 0 && k < conf->n_parts; k++)
+        for (size_t m = 0; m < conf->parts[k].n_nodes; m++)
+            if (conf->parts[k].node_idx[m] == (size_t)idx)
+                loom_strv_add(&names, conf->parts[k].name);
+    if (names.n) {
         show_addf(r, "Partitions=");
-        size_t i;
-        json_t *p;
-        json_array_foreach(parts, i, p)
-        {
-            show_addf(r, "%s%s", i ? "," : "", json_is_string(p) ? json_string_value(p) : "");
-        }
+        for (size_t k = 0; k < names.n; k++)
+            show_addf(r, "%s%s", k ? "," : "", names.v[k]);
         show_addf(r, " ");
         show_eol(r);
     }
+    loom_strv_free(&names);
 }
 
 static void show_node_tres(show_rec_t *r, const json_t *n, const loom_conf_node_t *cfg)
@@ -557,7 +568,7 @@ static void show_node(const loom_scontrol_t *sc, const json_t *n, const loom_con
               (long long)show_node_int(n, cfg, "tmp_disk"),
               (long long)show_node_int(n, cfg, "weight"));
     show_eol(&r);
-    show_node_partitions(&r, n);
+    show_node_partitions(sc, &r, n);
     show_date(&r, "BootTime", (time_t)loom_ji(n, "boot_time", 0), "None");
     show_addf(&r, " ");
     show_date(&r, "SlurmdStartTime", (time_t)loom_ji(n, "slurmd_start_time", 0), "None");

@@ -102,9 +102,9 @@ static int sinfo_add_states(sinfo_t *s, const char *list)
             continue;
         if (loom_node_state_parse(v.v[i], &st, NULL) < 0) {
             loom_cli_error(&s->cli, "Bad state string: \"%s\"", v.v[i]);
-            loom_cli_error(&s->cli, "valid states: unknown,down,idle,allocated,mixed,future,"
-                                    "drain,drained,draining,no_respond,reserved,cloud,"
-                                    "completing,powering_down,powered_down,power_down,"
+            loom_cli_error(&s->cli, "valid states: unknown,down,idle,allocated,?,mixed,future,"
+                                    "drain,drained,draining,no_respond,reserved,perfctrs,"
+                                    "cloud,completing,powering_down,powered_down,power_down,"
                                     "powering_up,fail,maint,reboot,reboot^,unknown");
             rc = -1;
             break;

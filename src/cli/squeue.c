@@ -470,6 +470,13 @@ static int squeue_cmp_int(int64_t a, int64_t b)
     return a < b ? -1 : a > b;
 }
 
+/* Unknown start times sort last. */
+static int64_t squeue_start_key(const json_t *j)
+{
+    int64_t t = loom_ji(j, "start_time", 0);
+    return t > 0 ? t : INT64_MAX;
+}
+
 static int squeue_cmp_str(const char *a, const char *b)
 {
     return strcmp(a ? a : "", b ? b : "");
@@ -511,7 +518,7 @@ static int squeue_cmp_field(const loom_squeue_view_t *v, char key, const json_t 
     case 'V':
         return squeue_cmp_int(loom_ji(a, "submit_time", 0), loom_ji(b, "submit_time", 0));
     case 'S':
-        return squeue_cmp_int(loom_ji(a, "start_time", 0), loom_ji(b, "start_time", 0));
+        return squeue_cmp_int(squeue_start_key(a), squeue_start_key(b));
     case 'e':
         return squeue_cmp_int(loom_ji(a, "end_time", 0), loom_ji(b, "end_time", 0));
     case 'a':
@@ -558,7 +565,7 @@ static const char *squeue_default_sort(const squeue_t *q)
     if (q->o.sort)
         return q->o.sort;
     if (q->o.start)
-        return "S";
+        return "S,i";
     return q->o.steps ? "P,i" : "P,t,-p";
 }
 

@@ -489,15 +489,26 @@ static void empty_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t
 }
 GETTER(empty)
 
+/* squeue's default name ignores arrays: slurm-<raw id>.out. */
+static void fields_stdio(const json_t *j, char which, loom_sbuf_t *out)
+{
+    if (loom_js(j, "std_out") || (which == 'e' && loom_js(j, "std_err"))) {
+        loom_cli_job_stdio(j, which, out);
+        return;
+    }
+    loom_sbuf_addf(out, "%s/slurm-%lld.out", loom_js_or(j, "work_dir", "."),
+                   (long long)loom_ji(j, "job_id", 0));
+}
+
 static void std_out_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
 {
-    loom_cli_job_stdio(j, 'o', out);
+    fields_stdio(j, 'o', out);
 }
 GETTER(std_out)
 
 static void std_err_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
 {
-    loom_cli_job_stdio(j, 'e', out);
+    fields_stdio(j, 'e', out);
 }
 GETTER(std_err)
 
