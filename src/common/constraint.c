@@ -1,9 +1,11 @@
 /*
  * constraint.c - node feature constraints (CLI_SPEC §0.7). See constraint.h.
  *
- * A recursive-descent parser over the grammar in the header; recursion is
- * bounded by LOOM_CONSTRAINT_MAX_DEPTH. On an error the parser records the
- * first message in its state, unwinds, and frees the partial tree.
+ * A recursive-descent parser over the grammar in the header. Both the
+ * nesting of groups and the height of the tree are bounded by
+ * LOOM_CONSTRAINT_MAX_DEPTH, which bounds every recursion over the tree and
+ * keeps the printed form (at most one group per tree level) parseable. On an error the parser
+ * records the first message in its state, unwinds, and frees the partial tree.
  */
 #include "common/constraint.h"
 #include "common/xalloc.h"
@@ -20,6 +22,7 @@ typedef struct {
     char closers[LOOM_CONSTRAINT_MAX_DEPTH]; /* what closes each open group */
     int bracket_depth; /* depth just inside the open '[', 0 when none is open */
     bool had_bracket;
+    int height; /* height of the tree last parsed (a feature is 1) */
     loom_err_t *err;
     int rc; /* 0, or the first error */
 } constraint_parser_t;
@@ -71,6 +74,7 @@ static loom_constraint_t *constraint_feature(constraint_parser_t *ps)
         return NULL;
     }
     loom_constraint_t *c = loom_xcalloc(1, sizeof(*c));
+    ps->height = 1;
     c->op = LOOM_CONS_FEATURE;
     c->name = loom_xstrndup(ps->p, n);
     ps->p += n;
@@ -157,20 +161,14 @@ static void constraint_add_kid(loom_constraint_t *c, loom_constraint_t *kid)
     c->kids[c->nkids++] = kid;
 }
 
-/* Combine left to right; a chain of one operator grows one node. Each
- * change of operator adds a level (*levels counts them). */
-static loom_constraint_t *constraint_join(loom_constraint_t *cur, int *levels, loom_cons_op_t op,
+/* A new operator node over cur and rhs. */
+static loom_constraint_t *constraint_pair(loom_cons_op_t op, loom_constraint_t *cur,
                                           loom_constraint_t *rhs)
 {
-    if (*levels > 0 && cur->op == op) {
-        constraint_add_kid(cur, rhs);
-        return cur;
-    }
     loom_constraint_t *c = loom_xcalloc(1, sizeof(*c));
     c->op = op;
     constraint_add_kid(c, cur);
     constraint_add_kid(c, rhs);
-    (*levels)++;
     return c;
 }
 
@@ -185,16 +183,17 @@ static bool constraint_counts_ok(const loom_constraint_t *c, bool in_bracket)
     return true;
 }
 
-/* Fail (freeing cur) when the expression just read cannot stand. */
+/* Fail (freeing cur) when the expression just read cannot stand; chain:
+ * cur is an operator node made by this expression. */
 static loom_constraint_t *constraint_expr_check(constraint_parser_t *ps, loom_constraint_t *cur,
-                                                int levels)
+                                                bool chain)
 {
     const char *why = NULL;
-    if (levels > LOOM_CONSTRAINT_MAX_DEPTH)
-        why = "too many changes between '&' and '|'";
+    if (ps->height > LOOM_CONSTRAINT_MAX_DEPTH)
+        why = "nesting too deep";
     else if (ps->depth == 0 && *ps->p != '\0')
         why = constraint_why_stop(ps);
-    else if (levels > 0 &&
+    else if (chain &&
              !constraint_counts_ok(cur, ps->bracket_depth && ps->bracket_depth == ps->depth))
         why = "an AND inside brackets without a count on each term";
     if (!why)
@@ -204,20 +203,31 @@ static loom_constraint_t *constraint_expr_check(constraint_parser_t *ps, loom_co
     return NULL;
 }
 
+/* Terms joined left to right: a chain of one operator grows one node, a
+ * change of operator puts the chain so far under a new node. */
 static loom_constraint_t *constraint_expr(constraint_parser_t *ps)
 {
-    int levels = 0;
+    bool chain = false;
     loom_constraint_t *cur = constraint_term(ps);
-    while (cur && (*ps->p == '&' || *ps->p == '|') && levels <= LOOM_CONSTRAINT_MAX_DEPTH) {
+    int height = ps->height;
+    while (cur && (*ps->p == '&' || *ps->p == '|') && height <= LOOM_CONSTRAINT_MAX_DEPTH) {
         loom_cons_op_t op = *ps->p++ == '&' ? LOOM_CONS_AND : LOOM_CONS_OR;
         loom_constraint_t *rhs = constraint_term(ps);
         if (!rhs) {
             loom_constraint_free(cur);
             return NULL;
         }
-        cur = constraint_join(cur, &levels, op, rhs);
+        bool grow = chain && cur->op == op;
+        int h = grow ? ps->height + 1 : ps->height;
+        height = grow ? (h > height ? h : height) : (h > height ? h : height) + 1;
+        if (grow)
+            constraint_add_kid(cur, rhs);
+        else
+            cur = constraint_pair(op, cur, rhs);
+        chain = true;
     }
-    return cur ? constraint_expr_check(ps, cur, levels) : NULL;
+    ps->height = height;
+    return cur ? constraint_expr_check(ps, cur, chain) : NULL;
 }
 
 int loom_constraint_parse(const char *s, loom_constraint_t **out, loom_err_t *err)

@@ -10,8 +10,9 @@
  * evaluates them: "a|b&c" is "(a|b)&c". Brackets mark the one multi-node
  * group Slurm allows: "[a|b|c]" (matching OR: every node gets the same one)
  * or "[a*2&b*4]" (multiple counts: an AND inside brackets needs a count on
- * each term). Brackets may not nest, carry a count, or appear twice. Nesting is limited to
- * LOOM_CONSTRAINT_MAX_DEPTH.
+ * each term). Brackets may not nest, carry a count, or appear twice.
+ * Group nesting and the tree's height (each change between '&' and '|' adds
+ * a level) are limited to LOOM_CONSTRAINT_MAX_DEPTH.
  *
  * The parse is an AST of loom_constraint_t nodes. AND/OR nodes have two or
  * more kids in input order; a chain of one operator ("a&b&c") is one node,
