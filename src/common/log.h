@@ -49,7 +49,8 @@ int loom_log_parse_flags(const char *s, uint32_t *flags);
 int loom_log_parse_level(const char *s, loom_log_level_t *level);
 void loom_log_close(void);
 
-void loom_logv(loom_log_level_t level, const char *fmt, va_list ap);
+void loom_logv(loom_log_level_t level, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 void loom_log(loom_log_level_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Debug line for one subsystem: printed only when its flag is on. */
 void loom_log_sub(uint32_t flag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

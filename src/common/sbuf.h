@@ -36,7 +36,8 @@ void loom_sbuf_add(loom_sbuf_t *sb, const char *s);
 void loom_sbuf_addn(loom_sbuf_t *sb, const char *s, size_t n);
 void loom_sbuf_addc(loom_sbuf_t *sb, char c);
 void loom_sbuf_addf(loom_sbuf_t *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void loom_sbuf_vaddf(loom_sbuf_t *sb, const char *fmt, va_list ap);
+void loom_sbuf_vaddf(loom_sbuf_t *sb, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 /* Append s padded with spaces to width (right-justified when right != 0);
  * a value longer than width is cut to width. width 0 means no padding. */
 void loom_sbuf_addpad(loom_sbuf_t *sb, const char *s, size_t width, int right);
