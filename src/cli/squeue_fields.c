@@ -693,7 +693,7 @@ GETTER_F(step_nodes)
 
 static void step_tasks_body(const loom_squeue_view_t *v, const json_t *s, loom_sbuf_t *out)
 {
-    fields_int(s, "tasks", 1, out);
+    fields_int(s, "num_tasks", loom_ji(s, "tasks", 1), out);
 }
 GETTER(step_tasks)
 

@@ -1,5 +1,7 @@
 /* test_cli_format.c - column formats of the commands (src/cli/cli_format.c). */
 #include "cli/cli_format.h"
+#include "common/jobstate.h"
+#include "common/nodestate.h"
 #include "common/timefmt.h"
 
 #include <setjmp.h>
@@ -197,12 +199,92 @@ static void test_json_accessors(void **state)
     json_decref(o);
 }
 
+static void test_job_records(void **state)
+{
+    static const struct {
+        const char *json, *id, *state_name;
+        int64_t runtime;
+    } cases[] = {
+        {"{\"job_id\":7,\"state\":[\"RUNNING\"],\"start_time\":100}", "7", "RUNNING", 50},
+        {"{\"job_id\":9,\"array_job_id\":4,\"array_task_id\":3,\"state\":\"PENDING\"}", "4_3",
+         "PENDING", 0},
+        {"{\"job_id\":4,\"array_job_id\":4,\"array_task_str\":\"5-9%2\",\"state\":[\"PENDING\"]}",
+         "4_[5-9%2]", "PENDING", 0},
+        {"{\"job_id\":5,\"state\":[\"COMPLETED\",\"COMPLETING\"],\"start_time\":100,"
+         "\"end_time\":130}",
+         "5", "COMPLETING", 30},
+        {"{\"job_id\":6,\"state\":[\"SUSPENDED\"],\"start_time\":100,\"suspend_time\":110}", "6",
+         "SUSPENDED", 10},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *j = json_loads(cases[i].json, 0, NULL);
+        assert_non_null(j);
+        loom_sbuf_t id = LOOM_SBUF_INIT;
+        loom_cli_job_id(j, &id);
+        assert_string_equal(loom_sbuf_str(&id), cases[i].id);
+        assert_string_equal(loom_job_state_name(loom_cli_job_state(j)), cases[i].state_name);
+        assert_int_equal(loom_cli_job_runtime(j, 150), cases[i].runtime);
+        loom_sbuf_free(&id);
+        json_decref(j);
+    }
+}
+
+static void test_job_limits_and_files(void **state)
+{
+    json_t *j = json_pack("{s:i, s:i, s:s, s:s, s:s}", "job_id", 12, "time_limit", 90, "name",
+                          "train", "work_dir", "/w", "std_err", "err-%x-%4j.txt");
+    assert_int_equal(loom_cli_job_limit(j), 5400);
+    loom_sbuf_t s = LOOM_SBUF_INIT;
+    loom_cli_job_stdio(j, 'o', &s);
+    assert_string_equal(loom_sbuf_str(&s), "/w/slurm-12.out");
+    loom_sbuf_reset(&s);
+    loom_cli_job_stdio(j, 'e', &s);
+    assert_string_equal(loom_sbuf_str(&s), "/w/err-train-0012.txt");
+    loom_sbuf_reset(&s);
+    loom_cli_job_stdio(j, 'i', &s);
+    assert_string_equal(loom_sbuf_str(&s), "/dev/null");
+    json_object_set_new(j, "time_limit", json_integer(-1));
+    assert_int_equal(loom_cli_job_limit(j), LOOM_TIME_INFINITE);
+    json_object_del(j, "time_limit");
+    assert_int_equal(loom_cli_job_limit(j), LOOM_TIME_NOT_SET);
+    loom_sbuf_free(&s);
+    json_decref(j);
+}
+
+static void test_node_state_lists(void **state)
+{
+    static const struct {
+        const char *json, *complete, *compact;
+    } cases[] = {
+        {"{\"state\":[\"IDLE\"]}", "IDLE", "idle"},
+        {"{\"state\":[\"DOWN\",\"DRAIN\",\"NOT_RESPONDING\"]}", "DOWN+DRAIN+NOT_RESPONDING",
+         "drain*"},
+        {"{\"state\":[\"MIXED\",\"DRAIN\"]}", "MIXED+DRAIN", "drng"},
+        {"{\"state\":\"IDLE+DRAIN\"}", "IDLE+DRAIN", "drain"},
+        {"{\"state\":[\"UNKNOWN\",\"NOT_RESPONDING\"]}", "UNKNOWN+NOT_RESPONDING", "unk*"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *j = json_loads(cases[i].json, 0, NULL);
+        uint32_t st = loom_cli_node_state(j);
+        loom_sbuf_t a = LOOM_SBUF_INIT, b = LOOM_SBUF_INIT;
+        loom_node_state_complete(st, &a);
+        loom_node_state_sinfo(st, true, &b);
+        assert_string_equal(loom_sbuf_str(&a), cases[i].complete);
+        assert_string_equal(loom_sbuf_str(&b), cases[i].compact);
+        loom_sbuf_free(&a);
+        loom_sbuf_free(&b);
+        json_decref(j);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_short_formats), cmocka_unit_test(test_long_formats),
-        cmocka_unit_test(test_auto_width),    cmocka_unit_test(test_time_rendering),
-        cmocka_unit_test(test_date_line),     cmocka_unit_test(test_json_accessors),
+        cmocka_unit_test(test_short_formats),    cmocka_unit_test(test_long_formats),
+        cmocka_unit_test(test_auto_width),       cmocka_unit_test(test_time_rendering),
+        cmocka_unit_test(test_date_line),        cmocka_unit_test(test_json_accessors),
+        cmocka_unit_test(test_job_records),      cmocka_unit_test(test_job_limits_and_files),
+        cmocka_unit_test(test_node_state_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
