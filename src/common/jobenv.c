@@ -94,38 +94,53 @@ static uint32_t jobenv_cap(uint32_t cpus, uint32_t cpus_per_task)
     return cap ? cap : 1;
 }
 
+/* Tasks on each node after r rounds within the CPUs. */
+static uint64_t jobenv_rounds(const uint32_t *cpus, size_t n, uint32_t cpt, uint64_t r)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t cap = jobenv_cap(cpus[i], cpt);
+        sum += cap < r ? cap : r;
+    }
+    return sum;
+}
+
 void loom_jobenv_layout(const uint32_t *cpus, size_t n, uint32_t cpus_per_task, uint32_t ntasks,
                         uint32_t *tasks)
 {
     memset(tasks, 0, n * sizeof(*tasks));
     if (n == 0)
         return;
-    uint32_t placed = 0;
-    /* Rounds within the CPUs each node has, then plain round-robin. */
-    for (uint32_t round = 0; placed < ntasks; round++) {
-        bool room = false;
-        for (size_t i = 0; i < n && placed < ntasks; i++) {
-            if (round < jobenv_cap(cpus[i], cpus_per_task)) {
-                tasks[i]++;
-                placed++;
-                room = true;
-            }
+    /* Computed, not simulated: ntasks may be huge. The largest r whose full
+     * rounds fit, then one more task for the first nodes with room left. */
+    uint64_t lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++)
+        hi = jobenv_cap(cpus[i], cpus_per_task) > hi ? jobenv_cap(cpus[i], cpus_per_task) : hi;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (jobenv_rounds(cpus, n, cpus_per_task, mid) <= ntasks)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    uint64_t left = ntasks - jobenv_rounds(cpus, n, cpus_per_task, lo);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t cap = jobenv_cap(cpus[i], cpus_per_task);
+        tasks[i] = cap < lo ? cap : (uint32_t)lo;
+        if (left > 0 && cap > lo) {
+            tasks[i]++;
+            left--;
         }
-        if (!room)
-            break;
     }
-    for (size_t i = 0; placed < ntasks; i = (i + 1) % n) {
-        tasks[i]++;
-        placed++;
-    }
+    /* Past the CPUs (overcommit): round-robin, in whole rounds first. */
+    for (size_t i = 0; i < n; i++)
+        tasks[i] += (uint32_t)(left / n + (i < left % n ? 1 : 0));
 }
 
 uint32_t loom_jobenv_default_ntasks(const uint32_t *cpus, size_t n, uint32_t cpus_per_task)
 {
-    uint32_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += jobenv_cap(cpus[i], cpus_per_task);
-    return total;
+    uint64_t total = jobenv_rounds(cpus, n, cpus_per_task, UINT32_MAX);
+    return total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
 }
 
 /* ---------------------------------------------------------------- export */
@@ -587,8 +602,10 @@ int loom_jobenv_job_from_json(const json_t *rec, const char *node, loom_jobenv_j
      * --ntasks-per-node implies a count. */
     job->ntasks = (uint32_t)jobenv_jint(desc, JOBENV_KEYS("ntasks", "num_tasks"));
     job->ntasks_per_node = (uint32_t)jobenv_jint(desc, JOBENV_KEYS("ntasks_per_node"));
-    if (!job->ntasks && job->ntasks_per_node)
-        job->ntasks = job->ntasks_per_node * job->num_nodes;
+    if (!job->ntasks && job->ntasks_per_node) {
+        uint64_t implied = (uint64_t)job->ntasks_per_node * job->num_nodes;
+        job->ntasks = implied > UINT32_MAX ? UINT32_MAX : (uint32_t)implied;
+    }
     job->cpus_per_task = (uint32_t)jobenv_jint(desc, JOBENV_KEYS("cpus_per_task"));
     job->mem_per_node = jobenv_jint(rec, JOBENV_KEYS("mem_per_node"));
     job->mem_per_cpu = jobenv_jint(rec, JOBENV_KEYS("mem_per_cpu"));

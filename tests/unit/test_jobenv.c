@@ -78,6 +78,11 @@ static void test_jobenv_layout(void **state)
             if (got[k] != cases[i].want[k])
                 fail_msg("case %zu node %zu: %u tasks, want %u", i, k, got[k], cases[i].want[k]);
     }
+    /* Huge counts are computed, not placed one by one. */
+    uint32_t big[] = {4, 2}, got[2];
+    loom_jobenv_layout(big, 2, 1, UINT32_MAX, got);
+    assert_int_equal((uint64_t)got[0] + got[1], UINT32_MAX);
+    assert_int_equal(got[0] - got[1], 2);
     uint32_t cpus[] = {8, 8, 3};
     assert_int_equal(loom_jobenv_default_ntasks(cpus, 3, 0), 19);
     assert_int_equal(loom_jobenv_default_ntasks(cpus, 3, 4), 5);
