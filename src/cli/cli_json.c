@@ -11,6 +11,7 @@
 #include "common/timefmt.h"
 
 #include <pwd.h>
+#include <stddef.h>
 #include <grp.h>
 #include <signal.h>
 #include <string.h>
@@ -192,38 +193,33 @@ static json_t *json_csv(const char *s)
     return json_strv(&v);
 }
 
-static int64_t json_node_int(const json_t *node, const char *key, int64_t cfgval)
+/* Hardware and allocation: the record's values, else slurm.conf's. */
+static void json_node_hw(json_t *o, const json_t *node, const loom_conf_nodecfg_t *c)
 {
-    return loom_ji(node, key, cfgval);
-}
-
-json_t *loom_cli_json_node(const json_t *node, const loom_conf_node_t *cfg)
-{
-    const loom_conf_nodecfg_t *c = cfg ? cfg->cfg : NULL;
-    json_t *o = json_object();
-    const char *name = loom_js_or(node, "name", "");
-    json_object_set_new(o, "name", json_string(name));
-    json_object_set_new(o, "state", json_node_state(node));
-    json_object_set_new(o, "cpus", json_integer(json_node_int(node, "cpus", c ? c->cpus : 1)));
-    json_object_set_new(o, "boards",
-                        json_integer(json_node_int(node, "boards", c ? c->boards : 1)));
-    json_object_set_new(o, "sockets",
-                        json_integer(json_node_int(node, "sockets", c ? c->sockets : 1)));
-    json_object_set_new(o, "cores",
-                        json_integer(json_node_int(node, "cores", c ? c->cores_per_socket : 1)));
-    json_object_set_new(o, "threads",
-                        json_integer(json_node_int(node, "threads", c ? c->threads_per_core : 1)));
-    json_object_set_new(o, "real_memory",
-                        json_integer(json_node_int(node, "real_memory", c ? c->real_memory : 1)));
-    json_object_set_new(o, "tmp_disk",
-                        json_integer(json_node_int(node, "tmp_disk", c ? c->tmp_disk : 0)));
-    json_object_set_new(o, "weight",
-                        json_integer(json_node_int(node, "weight", c ? c->weight : 1)));
-    json_object_set_new(o, "alloc_cpus", json_integer(loom_ji(node, "alloc_cpus", 0)));
+    static const struct {
+        const char *key, *wire;
+        size_t off;
+    } map[] = {
+        {"cpus", "cpus", offsetof(loom_conf_nodecfg_t, cpus)},
+        {"boards", "boards", offsetof(loom_conf_nodecfg_t, boards)},
+        {"sockets", "sockets", offsetof(loom_conf_nodecfg_t, sockets)},
+        {"cores", "cores", offsetof(loom_conf_nodecfg_t, cores_per_socket)},
+        {"threads", "threads", offsetof(loom_conf_nodecfg_t, threads_per_core)},
+        {"real_memory", "real_memory", offsetof(loom_conf_nodecfg_t, real_memory)},
+        {"tmp_disk", "tmp_disk", offsetof(loom_conf_nodecfg_t, tmp_disk)},
+        {"weight", "weight", offsetof(loom_conf_nodecfg_t, weight)},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+        int64_t dflt = c ? *(const int64_t *)((const char *)c + map[i].off) : 0;
+        json_object_set_new(o, map[i].key, json_integer(loom_ji(node, map[i].wire, dflt)));
+    }
+    int64_t cpus = loom_ji(node, "cpus", c ? c->cpus : 1), alloc = loom_ji(node, "alloc_cpus", 0);
+    json_object_set_new(o, "alloc_cpus", json_integer(alloc));
+    json_object_set_new(o, "alloc_idle_cpus", json_integer(cpus - alloc));
     json_object_set_new(o, "alloc_memory", json_integer(loom_ji(node, "alloc_mem", 0)));
-    json_object_set_new(o, "alloc_idle_cpus",
-                        json_integer(json_node_int(node, "cpus", c ? c->cpus : 1) -
-                                     loom_ji(node, "alloc_cpus", 0)));
+    json_object_set_new(o, "free_mem", json_wrap(node, "free_mem", false));
+    json_object_set_new(o, "cpu_load",
+                        json_integer((json_int_t)(loom_jd(node, "cpu_load", 0) * 100)));
     const char *gres = loom_js(node, "gres");
     json_object_set_new(o, "gres",
                         json_string(gres                ? gres
@@ -231,6 +227,12 @@ json_t *loom_cli_json_node(const json_t *node, const loom_conf_node_t *cfg)
                                                         : ""));
     json_object_set_new(o, "gres_used", json_str(node, "gres_used"));
     json_object_set_new(o, "gres_drained", json_string("N/A"));
+    json_object_set_new(o, "tres", json_str(node, "tres_cfg"));
+    json_object_set_new(o, "tres_used", json_str(node, "tres_alloc"));
+}
+
+static void json_node_features(json_t *o, const json_t *node, const loom_conf_nodecfg_t *c)
+{
     const char *feat = loom_js(node, "features");
     loom_sbuf_t fs = LOOM_SBUF_INIT;
     for (size_t i = 0; !feat && c && i < c->features.n; i++)
@@ -246,6 +248,16 @@ json_t *loom_cli_json_node(const json_t *node, const loom_conf_node_t *cfg)
     json_object_set_new(o, "partitions",
                         json_is_array(parts) ? json_deep_copy(parts)
                                              : json_csv(loom_js(node, "partitions")));
+}
+
+json_t *loom_cli_json_node(const json_t *node, const loom_conf_node_t *cfg)
+{
+    json_t *o = json_object();
+    const char *name = loom_js_or(node, "name", "");
+    json_object_set_new(o, "name", json_string(name));
+    json_object_set_new(o, "state", json_node_state(node));
+    json_node_hw(o, node, cfg ? cfg->cfg : NULL);
+    json_node_features(o, node, cfg ? cfg->cfg : NULL);
     json_object_set_new(o, "reason", json_str(node, "reason"));
     json_object_set_new(o, "reason_set_by_user", json_str(node, "reason_user"));
     json_object_set_new(o, "reason_changed_at", json_time(node, "reason_time"));
@@ -263,11 +275,6 @@ json_t *loom_cli_json_node(const json_t *node, const loom_conf_node_t *cfg)
     json_object_set_new(o, "slurmd_start_time", json_time(node, "slurmd_start_time"));
     json_object_set_new(o, "boot_time", json_time(node, "boot_time"));
     json_object_set_new(o, "last_busy", json_time(node, "last_busy"));
-    json_object_set_new(o, "free_mem", json_wrap(node, "free_mem", false));
-    json_object_set_new(o, "cpu_load",
-                        json_integer((json_int_t)(loom_jd(node, "cpu_load", 0) * 100)));
-    json_object_set_new(o, "tres", json_str(node, "tres_cfg"));
-    json_object_set_new(o, "tres_used", json_str(node, "tres_alloc"));
     return o;
 }
 
