@@ -269,6 +269,10 @@ static int hostlist_parse_group(const char *pat, size_t patlen, const char **pp,
                              "invalid hostlist '%.*s': bad character %s inside brackets",
                              (int)patlen, pat, hostlist_quote_char(*c, qc));
     }
+    size_t nitems = 1; /* allocate once: the item count is the comma count + 1 */
+    for (const char *c = open + 1; c < q; c++)
+        nitems += *c == ',';
+    seg->ranges = loom_xreallocarray(NULL, nitems, sizeof(hostlist_range_t));
     *count = 0;
     for (const char *s = open + 1; s <= q;) {
         const char *e = s;
@@ -277,7 +281,6 @@ static int hostlist_parse_group(const char *pat, size_t patlen, const char **pp,
         if (e == s)
             return loom_errf(err, -LOOM_EPARSE, "invalid hostlist '%.*s': empty range in '%.*s'",
                              (int)patlen, pat, (int)(q + 1 - open), open);
-        seg->ranges = loom_xreallocarray(seg->ranges, seg->nranges + 1, sizeof(hostlist_range_t));
         hostlist_range_t *r = &seg->ranges[seg->nranges++];
         int rc = hostlist_parse_range(pat, patlen, s, (size_t)(e - s), r, err);
         if (rc < 0)
@@ -402,7 +405,7 @@ static void hostlist_items_free(hostlist_item_t *items, size_t n)
 int loom_hostlist_push_expr(loom_hostlist_t *hl, const char *expr, loom_err_t *err)
 {
     hostlist_item_t *items = NULL;
-    size_t nitems = 0;
+    size_t nitems = 0, cap = 0;
     uint64_t total = hl->n;
     const char *p = expr;
     int rc = 0;
@@ -412,7 +415,10 @@ int loom_hostlist_push_expr(loom_hostlist_t *hl, const char *expr, loom_err_t *e
             continue;
         }
         size_t len = hostlist_pattern_len(p);
-        items = loom_xreallocarray(items, nitems + 1, sizeof(hostlist_item_t));
+        if (nitems == cap) {
+            cap = cap ? cap * 2 : 8;
+            items = loom_xreallocarray(items, cap, sizeof(hostlist_item_t));
+        }
         memset(&items[nitems], 0, sizeof(hostlist_item_t));
         rc = hostlist_parse_item(p, len, &items[nitems++], err);
         if (rc < 0)
