@@ -38,6 +38,20 @@ static size_t pass_count_blocked(const bool *blocked, size_t nparts)
     return n;
 }
 
+/* Why a job did not fit: waiting for running jobs, or for nodes to come back. */
+static loom_sched_verdict_t pass_why_not(const loom_sched_node_t *nodes, size_t nnodes,
+                                         const loom_sched_req_t *req, int rc)
+{
+    if (rc == -EINVAL)
+        return LOOM_SCHED_BAD_REQUEST;
+    loom_sched_alloc_t a = {0};
+    if (loom_sched_try_place(nodes, nnodes, req, LOOM_SCHED_IGNORE_ALLOC, &a) == 0) {
+        loom_sched_alloc_fini(&a);
+        return LOOM_SCHED_NO_RESOURCES;
+    }
+    return LOOM_SCHED_NODES_UNAVAILABLE;
+}
+
 size_t loom_sched_pass(loom_sched_node_t *nodes, size_t nnodes, const loom_sched_job_t *jobs,
                        size_t njobs, const loom_sched_pass_opts_t *opts,
                        loom_sched_result_t *results)
@@ -74,8 +88,8 @@ size_t loom_sched_pass(loom_sched_node_t *nodes, size_t nnodes, const loom_sched
         }
         if (rc == 0)
             loom_sched_alloc_fini(&results[i].alloc);
-        results[i].verdict = rc == -EINVAL ? LOOM_SCHED_BAD_REQUEST : LOOM_SCHED_NO_RESOURCES;
-        if (rc != -EINVAL && !blocked[part]) {
+        results[i].verdict = pass_why_not(nodes, nnodes, j->req, rc);
+        if (results[i].verdict == LOOM_SCHED_NO_RESOURCES && !blocked[part]) {
             blocked[part] = true;
             nblocked++;
         }

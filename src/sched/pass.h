@@ -37,11 +37,14 @@ typedef struct loom_sched_job {
 } loom_sched_job_t;
 
 typedef enum {
-    LOOM_SCHED_NOT_EXAMINED = 0, /* the pass stopped before this job */
-    LOOM_SCHED_STARTED,          /* alloc is filled and applied to the nodes */
-    LOOM_SCHED_NO_RESOURCES,     /* tried, does not fit now: reason Resources */
-    LOOM_SCHED_BLOCKED,          /* a job before it in its partition waits: reason Priority */
-    LOOM_SCHED_BAD_REQUEST,      /* the request makes no sense (try_place said -EINVAL) */
+    LOOM_SCHED_NOT_EXAMINED = 0,  /* the pass stopped before this job */
+    LOOM_SCHED_STARTED,           /* alloc is filled and applied to the nodes */
+    LOOM_SCHED_NO_RESOURCES,      /* tried, does not fit now: reason Resources */
+    LOOM_SCHED_BLOCKED,           /* a job before it in its partition waits: reason Priority */
+    LOOM_SCHED_BAD_REQUEST,       /* the request makes no sense (try_place said -EINVAL) */
+    LOOM_SCHED_NODES_UNAVAILABLE, /* would not fit even on idle nodes: too many of the
+                                   * nodes it may use are down or drained. Does not block
+                                   * its partition. */
 } loom_sched_verdict_t;
 
 typedef struct loom_sched_result {

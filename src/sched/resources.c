@@ -18,7 +18,8 @@ typedef struct {
 typedef struct {
     const loom_sched_node_t *nodes;
     const loom_sched_req_t *req;
-    bool ignore;
+    bool ignore;     /* allocations do not count */
+    bool any_state;  /* node states do not count either */
     uint32_t cpt;    /* CPUs per task */
     uint32_t ntasks; /* target */
     uint32_t max_nodes;
@@ -110,7 +111,9 @@ static uint32_t resources_capacity(const place_t *p, uint32_t idx)
     const loom_sched_req_t *r = p->req;
     if (r->allowed && !r->allowed[idx])
         return 0;
-    if (!p->ignore && (!n->usable || n->exclusive || (r->exclusive && n->njobs)))
+    if (!p->any_state && !n->usable)
+        return 0;
+    if (!p->ignore && (n->exclusive || (r->exclusive && n->njobs)))
         return 0;
     uint32_t free_cpus = p->ignore ? n->cpus : n->cpus - n->cpus_used;
     uint64_t free_mem = p->ignore ? n->mem_total : n->mem_total - n->mem_used;
@@ -441,7 +444,8 @@ int loom_sched_try_place(const loom_sched_node_t *nodes, size_t nnodes, const lo
         return rc;
     place_t p = {.nodes = nodes,
                  .req = req,
-                 .ignore = flags & LOOM_SCHED_IGNORE_USED,
+                 .ignore = flags & (LOOM_SCHED_IGNORE_USED | LOOM_SCHED_IGNORE_ALLOC),
+                 .any_state = flags & LOOM_SCHED_IGNORE_USED,
                  .cpt = req->cpus_per_task ? req->cpus_per_task : 1,
                  .max_nodes = req->max_nodes ? req->max_nodes : req->min_nodes};
     if (p.max_nodes > nnodes)

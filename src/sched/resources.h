@@ -114,6 +114,9 @@ enum {
     /* Place as if every node were idle and usable: "could this ever run?"
      * (submit-time check; Slurm's "Requested node configuration is not available"). */
     LOOM_SCHED_IGNORE_USED = 1u << 0,
+    /* Place as if nothing were allocated, on the nodes that take work now:
+     * "could it run here once running jobs end?" */
+    LOOM_SCHED_IGNORE_ALLOC = 1u << 1,
 };
 
 /* Set up a node with cpus CPUs and mem_total MiB, usable, nothing allocated. */

@@ -1,0 +1,516 @@
+/*
+ * h_jobs.c - handlers of the job requests (docs/proto/messages.md §3, §4):
+ * job.submit, job.info, job.signal, job.update, job.hold, job.release,
+ * job.requeue, job.complete, step.create, step.complete.
+ * Each one: decode, validate, authorize (Security:), act, reply; one exit.
+ */
+#include "common/jobenv.h"
+#include "common/jobstate.h"
+#include "common/log.h"
+#include "common/proto.h"
+#include "common/xalloc.h"
+#include "ctld/dispatch.h"
+#include "ctld/job_desc.h"
+#include "ctld/job_mgr.h"
+#include "ctld/job_ops.h"
+#include "ctld/job_rec.h"
+#include "ctld/job_state.h"
+#include "ctld/node_mgr.h"
+#include "ctld/sched_driver.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The job named by "job_id", or NULL with LOOM_EINVAL_JOBID in err. */
+static ctld_job_t *h_jobs_find(ctld_t *c, const json_t *req, loom_err_t *err)
+{
+    json_t *v = json_object_get(req, "job_id");
+    ctld_job_t *job =
+        json_is_integer(v) && json_integer_value(v) > 0 && json_integer_value(v) <= UINT32_MAX
+            ? ctld_job_find(c, (uint32_t)json_integer_value(v))
+            : NULL;
+    if (!job)
+        loom_errf(err, -LOOM_EINVAL_JOBID, "Invalid job id specified");
+    return job;
+}
+
+/* ---- job.submit -------------------------------------------------------------- */
+
+/* Id, priority and first reason, then the submit event. */
+static int h_jobs_enqueue(ctld_t *c, ctld_job_t *job, loom_err_t *err)
+{
+    uint32_t id = ctld_jobs_next_id(c, err);
+    if (!id)
+        return err->code;
+    job->id = id;
+    if (!job->prio_base)
+        job->prio_base = ctld_job_next_prio(c);
+    job->priority = job->hold ? 0 : job->prio_base;
+    job->eligible_time = job->submit_time;
+    job->reason = job->hold ? "JobHeldUser" : "None";
+    json_t *ev =
+        json_pack("{s:s, s:o}", "ev", "job.submit", "job", ctld_job_record(c, job, CTLD_REC_FULL));
+    int rc = ctld_commit(c, ev, err);
+    if (rc == 0)
+        ctld_sched_submitted(c, ctld_job_find(c, id));
+    return rc < 0 ? rc : (int)id;
+}
+
+static int h_job_submit(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
+                        loom_sbuf_t *raw)
+{
+    loom_err_t err = {0};
+    ctld_job_t *job = NULL;
+    json_t *payload = json_object();
+    /* decode + validate (defaults, partition, limits, GRES, nodes) */
+    const json_t *desc = json_object_get(req, "job");
+    const char *script = json_string_value(json_object_get(req, "script"));
+    bool test_only = json_is_true(json_object_get(req, "test_only"));
+    /* Security: the job runs as the caller's uid (SO_PEERCRED); only a key
+     * holder may name another user (job_desc.c). */
+    int rc = ctld_job_from_submit(c, desc, script, peer, ctld_now(), &job, &err);
+    if (rc == 0 && job->dependency)
+        rc = ctld_dependency_state(c, job->dependency, &err);
+    if (rc >= 0 && test_only) {
+        ctld_sched_test_only(c, job, payload);
+        uint32_t next = ctld_jobs_next_id(c, &err);
+        rc = next ? 0 : err.code;
+        json_object_set_new(payload, "job_id", json_integer(next));
+    } else if (rc >= 0) {
+        rc = h_jobs_enqueue(c, job, &err);
+        if (rc > 0)
+            json_object_set_new(payload, "job_id", json_integer(rc));
+    }
+    ctld_job_free(job);
+    *reply = loom_msg_reply(req, rc < 0 ? rc : 0, "%s", rc < 0 ? err.msg : "");
+    if (rc >= 0 && *reply)
+        json_object_update(*reply, payload);
+    json_decref(payload);
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- job.info ------------------------------------------------------------------- */
+
+static void h_jobs_add_rec(ctld_t *c, ctld_job_t *job, bool steps, loom_sbuf_t *out)
+{
+    if (out->buf[out->len - 1] != '[')
+        loom_sbuf_addc(out, ',');
+    if (steps && job->nsteps) {
+        json_t *rec = ctld_job_record(c, job, CTLD_REC_STEPS);
+        char *text = json_dumps(rec, JSON_COMPACT);
+        loom_sbuf_add(out, text);
+        free(text);
+        json_decref(rec);
+        return;
+    }
+    size_t len;
+    const char *text = ctld_job_rec_text(c, job, &len);
+    loom_sbuf_addn(out, text, len);
+}
+
+/* The reply text is assembled from cached records: no per-request serialisation. */
+static int h_job_info(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
+                      loom_sbuf_t *raw)
+{
+    const json_t *ids = json_object_get(req, "job_ids");
+    bool steps = json_is_true(json_object_get(req, "steps"));
+    json_int_t id = json_integer_value(json_object_get(req, "id"));
+    loom_sbuf_addf(raw,
+                   "{\"v\":%d,\"type\":\"reply\",\"id\":%lld,\"rc\":0,\"msg\":\"\",\"now\":%lld,"
+                   "\"jobs\":[",
+                   LOOM_PROTO_VERSION, (long long)id, (long long)ctld_now());
+    size_t found = 0;
+    /* Security: job records are visible to every user, as squeue shows them (no PrivateData). */
+    if (json_is_array(ids)) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(ids, i, v)
+        {
+            ctld_job_t *job = ctld_job_find(c, (uint32_t)json_integer_value(v));
+            if (job) {
+                h_jobs_add_rec(c, job, steps, raw);
+                found++;
+            }
+        }
+    } else {
+        for (size_t i = 0; i < c->jobs_all.n; i++)
+            h_jobs_add_rec(c, c->jobs_all.v[i], steps, raw);
+    }
+    loom_sbuf_add(raw, "]}");
+    if (json_is_array(ids) && json_array_size(ids) && !found) {
+        loom_sbuf_reset(raw);
+        *reply = loom_msg_reply(req, -LOOM_EINVAL_JOBID, "Invalid job id specified");
+        return -LOOM_EINVAL_JOBID;
+    }
+    return 0;
+}
+
+/* ---- job.signal --------------------------------------------------------------- */
+
+static int h_job_signal(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
+                        loom_sbuf_t *raw)
+{
+    loom_err_t err = {0};
+    int rc = 0;
+    ctld_job_t *job = h_jobs_find(c, req, &err);
+    json_int_t sig = json_integer_value(json_object_get(req, "signal"));
+    bool cancel = json_is_true(json_object_get(req, "cancel"));
+    if (!job)
+        rc = err.code;
+    else if (!cancel && (sig <= 0 || sig >= 65))
+        rc = loom_errf(&err, -EINVAL, "invalid signal %lld", (long long)sig);
+    else if (json_object_get(req, "step_id"))
+        rc = loom_errf(&err, -LOOM_ENOT_SUPPORTED, "signalling one step is not supported yet");
+    /* Security: a user may signal only their own jobs. */
+    else if (!ctld_may_touch(c, peer, job))
+        rc = loom_errf(&err, -LOOM_EACCESS, "Access/permission denied");
+    else if (cancel) {
+        rc = ctld_job_cancel(c, job, &err);
+        if (rc == -LOOM_EALREADY_DONE)
+            rc = 0; /* cancelling what already ended is not an error (scancel) */
+    } else {
+        rc = ctld_job_signal(c, job, (int)sig, json_is_true(json_object_get(req, "batch_only")),
+                             json_is_true(json_object_get(req, "full")), &err);
+    }
+    *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");
+    return rc;
+}
+
+/* ---- job.update ------------------------------------------------------------------ */
+
+typedef struct {
+    const char *name; /* scontrol's key */
+    const char *key;  /* record key */
+    bool pending_only;
+    bool admin_only;
+} upd_key_t;
+
+static const upd_key_t h_upd_keys[] = {
+    {"TimeLimit", "time_limit", false, false},
+    {"TimeMin", "time_min", false, false},
+    {"Partition", "partition", true, false},
+    {"Name", "name", false, false},
+    {"Priority", "priority", false, false},
+    {"Nice", "nice", false, false},
+    {"NumNodes", "min_nodes", true, false},
+    {"MaxNodes", "max_nodes", true, false},
+    {"NumCPUs", "min_cpus", true, false},
+    {"NumTasks", "num_tasks", true, false},
+    {"CPUsPerTask", "cpus_per_task", true, false},
+    {"Features", "features", true, false},
+    {"StartTime", "begin_time", true, false},
+    {"Comment", "comment", false, false},
+    {"Requeue", "requeue", false, false},
+    {"Dependency", "dependency", true, false},
+    {"ReqNodeList", "req_nodes", true, false},
+    {"ExcNodeList", "exc_nodes", true, false},
+    {"Account", "account", true, false},
+    {"QOS", "qos", true, false},
+    {"WorkDir", "work_dir", true, false},
+    {"MailType", "mail_type", false, false},
+    {"MailUser", "mail_user", false, false},
+    {"TresPerNode", "gres", true, false},
+    {"MinMemoryNode", "mem_per_node_req", true, false},
+    {"MinMemoryCPU", "mem_per_cpu", true, false},
+};
+
+static const upd_key_t *h_upd_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof(h_upd_keys) / sizeof(h_upd_keys[0]); i++)
+        if (strcasecmp(h_upd_keys[i].name, name) == 0)
+            return &h_upd_keys[i];
+    return NULL;
+}
+
+/* Users may only lower limits and priorities (Slurm's rule); admins anything. */
+static int h_upd_allowed(const ctld_job_t *job, const upd_key_t *k, const json_t *v, bool admin,
+                         loom_err_t *err)
+{
+    if (k->pending_only && loom_job_base(job->state) != LOOM_JOB_PENDING)
+        return loom_errf(err, -LOOM_EDISABLED, "Job is no longer pending execution");
+    if (admin)
+        return 0;
+    json_int_t x = json_integer_value(v);
+    if (!strcmp(k->key, "time_limit") &&
+        (x < 0 ? job->time_limit >= 0 : (job->time_limit >= 0 && x > job->time_limit)))
+        return loom_errf(err, -LOOM_EACCESS, "only an administrator may raise a time limit");
+    if (!strcmp(k->key, "priority") && (x <= 0 || (uint32_t)x > job->priority))
+        return loom_errf(err, -LOOM_EACCESS, "only an administrator may raise a priority");
+    if (!strcmp(k->key, "nice") && x < 0)
+        return loom_errf(err, -LOOM_EACCESS, "only an administrator may set a negative nice");
+    return 0;
+}
+
+/* Translate scontrol's changes into record keys, checking each one. */
+static int h_upd_translate(const ctld_job_t *job, const json_t *changes, bool admin, json_t *set,
+                           loom_err_t *err)
+{
+    const char *name;
+    json_t *v;
+    json_object_foreach((json_t *)changes, name, v)
+    {
+        const upd_key_t *k = h_upd_find(name);
+        if (!k)
+            return loom_errf(err, -LOOM_ENOT_SUPPORTED,
+                             "Update of this parameter is not "
+                             "supported: %s",
+                             name);
+        int rc = h_upd_allowed(job, k, v, admin, err);
+        if (rc < 0)
+            return rc;
+        json_object_set(set, k->key, v);
+        if (!strcmp(k->key, "priority")) {
+            json_object_set(set, "prio_base", v);
+            if (json_integer_value(v) == 0)
+                json_object_set_new(set, "hold", json_string("admin"));
+        }
+        if (!strcmp(k->key, "mem_per_node_req"))
+            json_object_set_new(set, "mem_whole", json_boolean(json_integer_value(v) == 0));
+        if (!strcmp(k->key, "mem_per_node_req"))
+            json_object_set_new(set, "mem_per_cpu", json_integer(0));
+        if (!strcmp(k->key, "mem_per_cpu"))
+            json_object_set_new(set, "mem_per_node_req", json_integer(0));
+    }
+    return 0;
+}
+
+/* Apply the changes to a copy first: nothing is journaled unless the result is valid. */
+static int h_upd_dry_run(ctld_t *c, const ctld_job_t *job, const json_t *set, loom_err_t *err)
+{
+    json_t *rec = ctld_job_record(c, job, CTLD_REC_FULL);
+    json_object_del(rec, "alloc"); /* the copy must not touch the node model */
+    ctld_job_t *copy = NULL;
+    int rc = ctld_job_from_record(c, rec, &copy, err);
+    json_decref(rec);
+    if (rc == 0)
+        rc = ctld_job_apply_changes(c, copy, set, err);
+    if (rc == 0 && loom_job_base(copy->state) == LOOM_JOB_PENDING)
+        rc = ctld_job_check_fit(c, copy, err);
+    if (rc == 0 && copy->dependency)
+        rc = ctld_dependency_state(c, copy->dependency, err);
+    ctld_job_free(copy);
+    return rc < 0 ? rc : 0;
+}
+
+static int h_job_update(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
+                        loom_sbuf_t *raw)
+{
+    loom_err_t err = {0};
+    int rc = 0;
+    json_t *set = json_object();
+    ctld_job_t *job = h_jobs_find(c, req, &err);
+    const json_t *changes = json_object_get(req, "changes");
+    if (!job)
+        rc = err.code;
+    else if (!json_is_object(changes))
+        rc = loom_errf(&err, -LOOM_EPROTO, "job.update needs changes");
+    /* Security: only the owner or an admin; users only lower limits (h_upd_allowed). */
+    else if (!ctld_may_touch(c, peer, job))
+        rc = loom_errf(&err, -LOOM_EACCESS, "Access/permission denied");
+    else if (loom_job_state_is_terminal(job->state))
+        rc = loom_errf(&err, -LOOM_EALREADY_DONE, "job %u is done", job->id);
+    if (rc == 0)
+        rc = h_upd_translate(job, changes, peer->role >= LOOM_ROLE_ADMIN, set, &err);
+    if (rc == 0)
+        rc = h_upd_dry_run(c, job, set, &err);
+    if (rc == 0) {
+        json_t *ev = json_pack("{s:s, s:I, s:O}", "ev", "job.update", "job_id", (json_int_t)job->id,
+                               "set", set);
+        rc = ctld_commit(c, ev, &err);
+        ctld_sched_trigger(c, true);
+    }
+    json_decref(set);
+    *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");
+    return rc;
+}
+
+/* ---- hold / release / requeue ----------------------------------------------------- */
+
+typedef enum { BATCH_HOLD, BATCH_RELEASE, BATCH_REQUEUE } batch_op_t;
+
+static int h_batch_one(ctld_t *c, const ctld_peer_t *peer, const json_t *req, batch_op_t op,
+                       uint32_t id, loom_err_t *err)
+{
+    ctld_job_t *job = ctld_job_find(c, id);
+    bool admin = peer->role >= LOOM_ROLE_ADMIN;
+    if (!job)
+        return loom_errf(err, -LOOM_EINVAL_JOBID, "Invalid job id specified");
+    /* Security: a user may hold, release and requeue only their own jobs. */
+    if (!ctld_may_touch(c, peer, job))
+        return loom_errf(err, -LOOM_EACCESS, "Access/permission denied");
+    if (op == BATCH_HOLD)
+        return ctld_job_hold(c, job, admin && !json_is_true(json_object_get(req, "user")), err);
+    if (op == BATCH_RELEASE)
+        return ctld_job_release(c, job, admin, err);
+    if (!job->requeue && !admin)
+        return loom_errf(err, -LOOM_ENOT_SUPPORTED, "job %u may not be requeued", job->id);
+    return ctld_job_requeue(c, job, json_is_true(json_object_get(req, "hold")), admin, err);
+}
+
+static int h_batch(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
+                   batch_op_t op)
+{
+    const json_t *ids = json_object_get(req, "job_ids");
+    json_t *results = json_array();
+    int rc = json_is_array(ids) ? 0 : -LOOM_EPROTO;
+    size_t i;
+    json_t *v;
+    json_array_foreach((json_t *)ids, i, v)
+    {
+        loom_err_t err = {0};
+        uint32_t id = (uint32_t)json_integer_value(v);
+        int one = h_batch_one(c, peer, req, op, id, &err);
+        json_t *r = json_pack("{s:I, s:i}", "job_id", (json_int_t)id, "rc", 0);
+        if (one < 0) {
+            json_object_set_new(r, "rc", json_string(loom_errname(one)));
+            json_object_set_new(r, "msg", json_string(err.msg));
+        }
+        json_array_append_new(results, r);
+    }
+    *reply = loom_msg_reply(req, rc, rc < 0 ? "job_ids must be a list" : NULL);
+    if (*reply && rc == 0)
+        json_object_set(*reply, "results", results);
+    json_decref(results);
+    return rc;
+}
+
+static int h_job_hold(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
+                      loom_sbuf_t *raw)
+{
+    return h_batch(c, peer, req, reply, BATCH_HOLD);
+}
+
+static int h_job_release(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
+                         loom_sbuf_t *raw)
+{
+    return h_batch(c, peer, req, reply, BATCH_RELEASE);
+}
+
+static int h_job_requeue(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
+                         loom_sbuf_t *raw)
+{
+    return h_batch(c, peer, req, reply, BATCH_REQUEUE);
+}
+
+/* ---- job.complete (loomd) ------------------------------------------------------------ */
+
+static int h_job_complete(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
+                          loom_sbuf_t *raw)
+{
+    loom_err_t err = {0};
+    int rc = 0;
+    ctld_job_t *job = h_jobs_find(c, req, &err);
+    const char *node = json_string_value(json_object_get(req, "node"));
+    /* Security: the node role (registry); a report from another node than the
+     * job's batch host is ignored. */
+    if (job && node && job->batch_host && strcmp(node, job->batch_host) == 0)
+        rc = ctld_job_completed(c, job, (int)json_integer_value(json_object_get(req, "exit_code")),
+                                json_integer_value(json_object_get(req, "end_time")),
+                                json_string_value(json_object_get(req, "reason")), &err);
+    else
+        loom_verbose("job.complete for job %lld from %s ignored",
+                     (long long)json_integer_value(json_object_get(req, "job_id")),
+                     node ? node : "?");
+    /* Always acknowledged: the supervisor may clean up once we know. */
+    *reply = loom_msg_reply(req, rc < 0 && rc != -LOOM_EALREADY_DONE ? rc : 0, "%s",
+                            rc < 0 ? err.msg : "");
+    return rc;
+}
+
+/* ---- steps --------------------------------------------------------------------------- */
+
+static ctld_step_t *h_step_layout(ctld_t *c, ctld_job_t *job, const json_t *req)
+{
+    json_int_t want_nodes = json_integer_value(json_object_get(req, "nodes"));
+    json_int_t ntasks = json_integer_value(json_object_get(req, "ntasks"));
+    json_int_t cpt = json_integer_value(json_object_get(req, "cpus_per_task"));
+    size_t n = job->alloc.nnodes;
+    if (want_nodes > 0 && (size_t)want_nodes < n)
+        n = (size_t)want_nodes;
+    ctld_step_t *s = loom_xcalloc(1, sizeof(*s));
+    s->nnodes = (uint32_t)n;
+    s->cpus_per_task = cpt > 0 ? (uint32_t)cpt : 1;
+    s->ntasks = ntasks > 0 ? (uint32_t)ntasks : job->ntasks;
+    s->tasks_per_node = loom_xcalloc(n + 1, sizeof(uint32_t));
+    uint32_t *cpus = loom_xcalloc(n + 1, sizeof(uint32_t));
+    loom_sched_alloc_t part = job->alloc;
+    part.nnodes = n;
+    for (size_t i = 0; i < n; i++)
+        cpus[i] = job->alloc.nodes[i].ncpus;
+    loom_jobenv_layout(cpus, n, s->cpus_per_task, s->ntasks, s->tasks_per_node);
+    free(cpus);
+    s->nodes = ctld_alloc_nodelist(c, &part);
+    return s;
+}
+
+static int h_step_create(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
+                         loom_sbuf_t *raw)
+{
+    loom_err_t err = {0};
+    int rc = 0;
+    ctld_job_t *job = h_jobs_find(c, req, &err);
+    if (!job)
+        rc = err.code;
+    else if (loom_job_base(job->state) != LOOM_JOB_RUNNING || !job->alloc.nnodes)
+        rc = loom_errf(&err, -LOOM_EALREADY_DONE, "Job/step already completing or completed");
+    /* Security: only the job's owner (or an admin) creates steps in it. */
+    else if (!ctld_may_touch(c, peer, job))
+        rc = loom_errf(&err, -LOOM_EACCESS, "Access/permission denied");
+    ctld_step_t *s = rc == 0 ? h_step_layout(c, job, req) : NULL;
+    *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");
+    if (s && *reply) {
+        const char *name = json_string_value(json_object_get(req, "name"));
+        s->id = job->next_step_id++;
+        s->name = loom_xstrdup(name ? name : "");
+        s->start_time = ctld_now();
+        s->uid = peer->uid;
+        json_t *tpn = json_array();
+        for (uint32_t i = 0; i < s->nnodes; i++)
+            json_array_append_new(tpn, json_integer(s->tasks_per_node[i]));
+        json_object_set_new(*reply, "step_id", json_integer(s->id));
+        json_object_set_new(*reply, "nodes", json_string(s->nodes));
+        json_object_set_new(*reply, "tasks_per_node", tpn);
+        ctld_job_step_add(job, s);
+    } else {
+        ctld_step_free(s);
+    }
+    return rc;
+}
+
+static int h_step_complete(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
+                           loom_sbuf_t *raw)
+{
+    loom_err_t err = {0};
+    int rc = 0;
+    ctld_job_t *job = h_jobs_find(c, req, &err);
+    json_int_t step = json_integer_value(json_object_get(req, "step_id"));
+    json_int_t code = json_integer_value(json_object_get(req, "exit_code"));
+    if (!job)
+        rc = err.code;
+    /* Security: the owner, an admin or a node. */
+    else if (!ctld_may_touch(c, peer, job))
+        rc = loom_errf(&err, -LOOM_EACCESS, "Access/permission denied");
+    else {
+        if (code > job->derived_exit_code)
+            job->derived_exit_code = (int)code;
+        ctld_job_step_remove(job, (uint32_t)step);
+    }
+    *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");
+    return rc;
+}
+
+const ctld_handler_t ctld_job_handlers[] = {
+    {"job.submit", h_job_submit},
+    {"job.info", h_job_info},
+    {"job.signal", h_job_signal},
+    {"job.update", h_job_update},
+    {"job.hold", h_job_hold},
+    {"job.release", h_job_release},
+    {"job.requeue", h_job_requeue},
+    {"job.complete", h_job_complete},
+    {"step.create", h_step_create},
+    {"step.complete", h_step_complete},
+    {NULL, NULL},
+};

@@ -1,0 +1,58 @@
+/*
+ * job_ops.h - what happens to running jobs: completion, cancel, signals,
+ * time limits, node failure, requeue, hold/release, MinJobAge purge
+ * (docs/proto/job-states.md; CLI_SPEC §0.10, §5, §6, §9).
+ *
+ * Every state change goes through ctld_job_event() (journal, then apply);
+ * messages to loomd (job.kill) go out after the commit. A job that ends while
+ * running keeps its allocation (COMPLETING) until its node reports the end
+ * (job.complete) or is known dead; then epilog_done releases the resources.
+ *
+ *  - completion: exit status 0 -> COMPLETED, else FAILED (reason
+ *    NonZeroExitCode; a failed launch: reason "launch failed requeued held");
+ *  - time limit: at start + TimeLimit, job.kill reason "timeout" with KillWait;
+ *    the node writes Slurm's "*** JOB N ON node CANCELLED AT t DUE TO TIME
+ *    LIMIT ***" line; state TIMEOUT, reason TimeLimit;
+ *  - cancel: pending jobs become CANCELLED at once; running ones CANCELLED
+ *    (COMPLETING) and job.kill reason "cancel";
+ *  - signal without cancel: job.kill reason "signal" with the signal;
+ *  - node failure: requeued when the job may be (--requeue / JobRequeue=1),
+ *    else NODE_FAIL;
+ *  - requeue: RUNNING -> PENDING (COMPLETING, REQUEUED), restart count + 1,
+ *    eligible again one second after its old run is cleaned up (Slurm shows
+ *    reason BeginTime meanwhile);
+ *  - MinJobAge: finished jobs are purged that many seconds after they end.
+ */
+#ifndef LOOM_CTLD_JOB_OPS_H
+#define LOOM_CTLD_JOB_OPS_H
+
+#include "ctld/ctld.h"
+
+/* A node reported the end of a job (job.complete, or "done" at registration).
+ * wait_status is waitpid's; reason "", "timeout", "cancel", "launch_failed", "oom". */
+int ctld_job_completed(ctld_t *c, ctld_job_t *job, int wait_status, int64_t end_time,
+                       const char *reason, loom_err_t *err);
+/* scancel without --signal. Security: the caller checked ownership. */
+int ctld_job_cancel(ctld_t *c, ctld_job_t *job, loom_err_t *err);
+/* scancel --signal: deliver sig to the running job (batch_only: the batch shell). */
+int ctld_job_signal(ctld_t *c, ctld_job_t *job, int sig, bool batch_only, bool full,
+                    loom_err_t *err);
+/* One of the job's nodes is lost. */
+int ctld_job_node_fail(ctld_t *c, ctld_job_t *job, loom_err_t *err);
+/* scontrol requeue[hold]: admin_hold picks JobHeldAdmin over JobHeldUser. */
+int ctld_job_requeue(ctld_t *c, ctld_job_t *job, bool hold, bool admin, loom_err_t *err);
+/* scontrol hold/uhold/release. */
+int ctld_job_hold(ctld_t *c, ctld_job_t *job, bool admin_hold, loom_err_t *err);
+int ctld_job_release(ctld_t *c, ctld_job_t *job, bool admin, loom_err_t *err);
+/* A launch failed on the node: FAILED (or requeued held, as Slurm does). */
+int ctld_job_launch_failed(ctld_t *c, ctld_job_t *job, const char *why);
+/* Send job.kill for the job to its batch host. */
+void ctld_job_send_kill(ctld_t *c, ctld_job_t *job, int sig, const char *reason, bool batch_only,
+                        bool full);
+/* The priority the next new (or released) job gets under priority/basic. */
+uint32_t ctld_job_next_prio(ctld_t *c);
+
+/* Once a second: time limits, kill retries, pending reasons by time, purge. */
+void ctld_jobs_tick(ctld_t *c, int64_t now);
+
+#endif

@@ -1,0 +1,507 @@
+/*
+ * main.c - loomctld: options, the context's creation and destruction,
+ * recovery, signals, the once-a-second tick, reconfigure and shutdown.
+ * See ctld.h for the subsystems and their invariants.
+ *
+ *   loomctld [-D] [-c] [-v...] [-f slurm.conf] [-L logfile]
+ *
+ * -D stays in the foreground; -c starts with an empty state (the journal and
+ * snapshot are moved aside, as slurmctld -c clears its state).
+ */
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/dispatch.h"
+#include "ctld/job_mgr.h"
+#include "ctld/job_ops.h"
+#include "ctld/job_state.h"
+#include "ctld/node_mgr.h"
+#include "ctld/sched_driver.h"
+#include "ctld/server.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CTLD_SNAPSHOT_ENTRIES 20000 /* journal entries between snapshots */
+#define CTLD_SNAPSHOT_SECS    600   /* and at least this often when anything changed */
+
+typedef struct ctld_opts {
+    const char *conf;
+    const char *log;
+    bool foreground;
+    bool clear;
+    int verbose;
+} ctld_opts_t;
+
+typedef struct ctld_main {
+    ctld_t c;
+    uv_loop_t loop;
+    int lock_fd;
+    int64_t last_snapshot;
+    int64_t last_full_pass;
+} ctld_main_t;
+
+int64_t ctld_now(void)
+{
+    return (int64_t)time(NULL);
+}
+
+bool ctld_is_admin(const ctld_t *c, uint32_t uid)
+{
+    return uid == 0 || uid == (uint32_t)c->slurm_uid;
+}
+
+/* ---- options ---------------------------------------------------------------- */
+
+static int main_usage(FILE *fp, int rc)
+{
+    fprintf(fp, "Usage: loomctld [-D] [-c] [-v...] [-f slurm.conf] [-L logfile]\n");
+    return rc;
+}
+
+static int main_args(int argc, char **argv, ctld_opts_t *o)
+{
+    static const struct option longopts[] = {
+        {"version", no_argument, NULL, 'V'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    int ch;
+    while ((ch = getopt_long(argc, argv, "cDf:L:vVh", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'c':
+            o->clear = true;
+            break;
+        case 'D':
+            o->foreground = true;
+            break;
+        case 'f':
+            o->conf = optarg;
+            break;
+        case 'L':
+            o->log = optarg;
+            break;
+        case 'v':
+            o->verbose++;
+            break;
+        case 'V':
+            printf("slurm %s\n", LOOM_SLURM_VERSION);
+            exit(0);
+        case 'h':
+            exit(main_usage(stdout, 0));
+        default:
+            return -1;
+        }
+    }
+    return optind == argc ? 0 : -1;
+}
+
+/* ---- configuration ------------------------------------------------------------ */
+
+static char *main_beside(const char *conf_path, const char *name)
+{
+    char *copy = loom_xstrdup(conf_path);
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    loom_sbuf_addf(&sb, "%s/%s", dirname(copy), name);
+    free(copy);
+    return loom_sbuf_detach(&sb);
+}
+
+static int main_load_conf(const char *path, loom_conf_t **conf, loom_gresconf_t **gres,
+                          loom_err_t *err)
+{
+    int rc = loom_conf_load(path, conf, err);
+    if (rc < 0)
+        return rc;
+    char *gpath = main_beside(path, "gres.conf");
+    if (access(gpath, F_OK) == 0) {
+        rc = loom_gresconf_load(gpath, gres, err);
+        if (rc == 0)
+            rc = loom_gresconf_check(*gres, *conf, NULL, err);
+        if (rc < 0) {
+            loom_gresconf_destroy(*gres);
+            *gres = NULL;
+            loom_conf_destroy(*conf);
+            *conf = NULL;
+        }
+    }
+    free(gpath);
+    return rc;
+}
+
+static uid_t main_user_uid(const char *name)
+{
+    char buf[4096];
+    struct passwd pw, *res = NULL;
+    if (name && getpwnam_r(name, &pw, buf, sizeof(buf), &res) == 0 && res)
+        return res->pw_uid;
+    return 0;
+}
+
+static int main_log_setup(const ctld_opts_t *o, const loom_conf_t *conf)
+{
+    loom_log_level_t level = LOOM_LOG_INFO;
+    if (conf && conf->slurmctld_debug)
+        loom_log_parse_level(conf->slurmctld_debug, &level);
+    level = (loom_log_level_t)((int)level + o->verbose);
+    if (level > LOOM_LOG_DEBUG2)
+        level = LOOM_LOG_DEBUG2;
+    const char *path = o->log ? o->log : (conf ? conf->slurmctld_log_file : NULL);
+    return loom_log_init("loomctld", level, path, true);
+}
+
+/* ---- state directory -------------------------------------------------------------- */
+
+/* -c: move the snapshot and journal segments into cleared-<time>/. */
+static void main_clear_state(const char *dir)
+{
+    char aside[4096], from[4096], to[8192];
+    snprintf(aside, sizeof(aside), "%s/cleared-%lld", dir, (long long)ctld_now());
+    mkdir(aside, 0700);
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        if (strncmp(de->d_name, "journal.", 8) != 0 && strncmp(de->d_name, "snapshot.", 9) != 0)
+            continue;
+        snprintf(from, sizeof(from), "%s/%.255s", dir, de->d_name);
+        snprintf(to, sizeof(to), "%s/%.255s", aside, de->d_name);
+        rename(from, to);
+    }
+    if (d)
+        closedir(d);
+    loom_info("-c: the saved state was moved to %s", aside);
+}
+
+static int main_state_dir(ctld_main_t *m, bool clear, loom_err_t *err)
+{
+    const char *dir = m->c.conf->state_save_location;
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        return loom_errf(err, -errno, "cannot create StateSaveLocation %s: %s", dir,
+                         strerror(errno));
+    loom_sbuf_t p = LOOM_SBUF_INIT;
+    loom_sbuf_addf(&p, "%s/loomctld.lock", dir);
+    m->lock_fd = open(loom_sbuf_str(&p), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    loom_sbuf_free(&p);
+    if (m->lock_fd < 0 || flock(m->lock_fd, LOCK_EX | LOCK_NB) < 0)
+        return loom_errf(err, -EBUSY, "another loomctld uses %s", dir);
+    if (clear)
+        main_clear_state(dir);
+    return 0;
+}
+
+/* Rebuild the state: snapshot + journal, then open a new segment. */
+static int main_recover(ctld_main_t *m, bool clear, loom_err_t *err)
+{
+    ctld_t *c = &m->c;
+    const char *dir = c->conf->state_save_location;
+    uint64_t last = 0;
+    int rc = 0;
+    c->replaying = true;
+    if (!clear)
+        rc = loom_journal_recover(dir, ctld_state_replay, c, &last, err);
+    c->replaying = false;
+    if (rc < 0)
+        return rc;
+    ctld_node_mgr_after_recovery(c);
+    for (size_t i = 0; i < c->jobs_running.n; i++)
+        ((ctld_job_t *)c->jobs_running.v[i])->launch_sent = true; /* reconciled at registration */
+    rc = loom_journal_open(c->loop, dir, last + 1, &c->journal, err);
+    if (rc == 0 && (last || clear)) {
+        json_t *state = ctld_state_snapshot(c);
+        loom_journal_snapshot(c->journal, state);
+        json_decref(state);
+        m->last_snapshot = ctld_now();
+    }
+    loom_info("recovered %zu jobs (journal up to entry %llu)", c->njobs, (unsigned long long)last);
+    return rc;
+}
+
+/* ---- periodic work ------------------------------------------------------------------ */
+
+static void main_maybe_snapshot(ctld_main_t *m, int64_t now)
+{
+    ctld_t *c = &m->c;
+    const loom_journal_stats_t *st = loom_journal_stats(c->journal);
+    if (!st->since_snapshot)
+        return;
+    if (st->since_snapshot < CTLD_SNAPSHOT_ENTRIES && now - m->last_snapshot < CTLD_SNAPSHOT_SECS)
+        return;
+    json_t *state = ctld_state_snapshot(c);
+    if (loom_journal_snapshot(c->journal, state) == 0)
+        m->last_snapshot = now;
+    json_decref(state);
+}
+
+static void main_tick(uv_timer_t *t)
+{
+    ctld_main_t *m = t->data;
+    ctld_t *c = &m->c;
+    int64_t now = ctld_now();
+    if (c->shutting_down)
+        return;
+    ctld_node_mgr_tick(c, now);
+    ctld_jobs_tick(c, now);
+    if (now - m->last_full_pass >= CTLD_SCHED_PERIOD_S) {
+        m->last_full_pass = now;
+        ctld_sched_trigger(c, true);
+    }
+    main_maybe_snapshot(m, now);
+}
+
+/* ---- signals, shutdown, reconfigure ---------------------------------------------------- */
+
+static void main_on_signal(uv_signal_t *h, int signum)
+{
+    ctld_t *c = h->data;
+    loom_err_t err = {0};
+    if (signum == SIGHUP) {
+        if (ctld_reconfigure(c, &err) < 0)
+            loom_error("reconfigure: %s", err.msg);
+        return;
+    }
+    loom_info("signal %d: shutting down", signum);
+    ctld_shutdown(c, false);
+}
+
+static void main_close_handle(uv_handle_t *h)
+{
+    if (h->loop && !uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+void ctld_shutdown(ctld_t *c, bool nodes_too)
+{
+    if (c->shutting_down)
+        return;
+    c->shutting_down = true;
+    ctld_server_stop(c);
+    ctld_sched_fini(c);
+    main_close_handle((uv_handle_t *)&c->tick);
+    main_close_handle((uv_handle_t *)&c->sig_term);
+    main_close_handle((uv_handle_t *)&c->sig_int);
+    main_close_handle((uv_handle_t *)&c->sig_hup);
+    loom_journal_close(c->journal);
+    c->journal = NULL;
+}
+
+/* Runtime facts about nodes that a reconfigure must not lose. */
+typedef struct {
+    ctld_node_t saved;
+    char *name;
+} node_keep_t;
+
+static node_keep_t *main_keep_nodes(ctld_t *c, size_t *n)
+{
+    node_keep_t *k = loom_xcalloc(c->nnodes + 1, sizeof(*k));
+    for (size_t i = 0; i < c->nnodes; i++) {
+        k[i].saved = c->nodes[i];
+        k[i].name = loom_xstrdup(c->nodes[i].cfg->name);
+        k[i].saved.version = c->nodes[i].version ? loom_xstrdup(c->nodes[i].version) : NULL;
+    }
+    *n = c->nnodes;
+    return k;
+}
+
+static void main_restore_nodes(ctld_t *c, node_keep_t *k, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        ctld_node_t *node = ctld_node_find(c, k[i].name);
+        if (node) {
+            const ctld_node_t *s = &k[i].saved;
+            node->registered = s->registered;
+            node->link = s->link;
+            node->last_heard = s->last_heard;
+            node->boot_time = s->boot_time;
+            node->slurmd_start = s->slurmd_start;
+            node->load = s->load;
+            node->free_mem = s->free_mem;
+            node->version = s->version;
+            k[i].saved.version = NULL;
+        }
+        if (k[i].saved.link)
+            ctld_conn_set_node(k[i].saved.link, node);
+        free(k[i].saved.version);
+        free(k[i].name);
+    }
+    free(k);
+}
+
+int ctld_reconfigure(ctld_t *c, loom_err_t *err)
+{
+    loom_conf_t *conf = NULL;
+    loom_gresconf_t *gres = NULL;
+    int rc = main_load_conf(c->conf_path, &conf, &gres, err);
+    if (rc < 0)
+        return rc;
+    json_t *state = ctld_state_snapshot(c);
+    size_t nkeep;
+    node_keep_t *keep = main_keep_nodes(c, &nkeep);
+    c->sched.fresh.n = 0;
+    ctld_jobs_fini(c);
+    ctld_node_mgr_fini(c);
+    loom_conf_destroy(c->conf);
+    loom_gresconf_destroy(c->gresconf);
+    c->conf = conf;
+    c->gresconf = gres;
+    c->slurm_uid = main_user_uid(conf->slurm_user);
+    ctld_jobs_init(c);
+    ctld_node_mgr_init(c, err);
+    c->replaying = true;
+    ctld_state_replay(c, state, NULL);
+    c->replaying = false;
+    json_decref(state);
+    main_restore_nodes(c, keep, nkeep);
+    for (size_t i = 0; i < c->nnodes; i++)
+        ctld_node_mgr_sync(c, &c->nodes[i]);
+    for (size_t i = 0; i < c->jobs_running.n; i++)
+        ((ctld_job_t *)c->jobs_running.v[i])->launch_sent = true;
+    free(c->sched.part_blocked);
+    c->sched.part_blocked = loom_xcalloc(c->nparts + 1, sizeof(bool));
+    ctld_sched_trigger(c, true);
+    return 0;
+}
+
+/* ---- the context ------------------------------------------------------------------------- */
+
+static int main_create(ctld_main_t *m, const ctld_opts_t *o, loom_err_t *err)
+{
+    ctld_t *c = &m->c;
+    const char *env = getenv("SLURM_CONF");
+    c->conf_path = loom_xstrdup(o->conf ? o->conf : (env && *env ? env : "/etc/slurm/slurm.conf"));
+    int rc = main_load_conf(c->conf_path, &c->conf, &c->gresconf, err);
+    if (rc < 0)
+        return rc;
+    uv_loop_init(&m->loop);
+    c->loop = &m->loop;
+    c->boot_time = ctld_now();
+    c->slurm_uid = main_user_uid(c->conf->slurm_user);
+    c->last_prio = CTLD_PRIO_TOP;
+    c->next_job_id = (uint32_t)c->conf->first_job_id;
+    char *key_path = main_beside(c->conf_path, "slurm.key");
+    loom_err_t kerr = {0};
+    if (loom_key_load(key_path, &c->key, &kerr) < 0)
+        loom_error("no cluster key (%s): node daemons cannot connect", kerr.msg);
+    free(key_path);
+    ctld_jobs_init(c);
+    rc = ctld_node_mgr_init(c, err);
+    if (rc == 0)
+        rc = ctld_dispatch_init(c, err);
+    return rc;
+}
+
+static int main_start(ctld_main_t *m, const ctld_opts_t *o, loom_err_t *err)
+{
+    ctld_t *c = &m->c;
+    int rc = main_state_dir(m, o->clear, err);
+    if (rc == 0)
+        rc = main_recover(m, o->clear, err);
+    if (rc == 0)
+        rc = ctld_server_start(c, ctld_dispatch, err);
+    if (rc < 0)
+        return rc;
+    ctld_sched_init(c);
+    uv_timer_init(c->loop, &c->tick);
+    c->tick.data = m;
+    uv_timer_start(&c->tick, main_tick, 1000, 1000);
+    uv_signal_t *sigs[] = {&c->sig_term, &c->sig_int, &c->sig_hup};
+    int nums[] = {SIGTERM, SIGINT, SIGHUP};
+    for (size_t i = 0; i < 3; i++) {
+        uv_signal_init(c->loop, sigs[i]);
+        sigs[i]->data = c;
+        uv_signal_start(sigs[i], main_on_signal, nums[i]);
+    }
+    ctld_sched_trigger(c, true);
+    return 0;
+}
+
+static void main_destroy(ctld_main_t *m)
+{
+    ctld_t *c = &m->c;
+    if (c->loop) {
+        uv_run(c->loop, UV_RUN_DEFAULT); /* let closing handles finish */
+        uv_loop_close(c->loop);
+    }
+    ctld_server_destroy(c);
+    ctld_dispatch_fini(c);
+    ctld_jobs_fini(c);
+    ctld_node_mgr_fini(c);
+    ctld_sched_fini(c);
+    loom_conf_destroy(c->conf);
+    loom_gresconf_destroy(c->gresconf);
+    loom_key_destroy(c->key);
+    free(c->conf_path);
+    if (m->lock_fd > 0)
+        close(m->lock_fd);
+}
+
+static int main_daemonize(void)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -errno;
+    if (pid > 0)
+        _exit(0);
+    setsid();
+    int fd = open("/dev/null", O_RDWR);
+    if (fd >= 0) {
+        dup2(fd, 0);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        if (fd > 2)
+            close(fd);
+    }
+    return 0;
+}
+
+static void main_pidfile(const loom_conf_t *conf)
+{
+    if (!conf->slurmctld_pid_file)
+        return;
+    FILE *fp = fopen(conf->slurmctld_pid_file, "we");
+    if (fp) {
+        fprintf(fp, "%d\n", (int)getpid());
+        fclose(fp);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    ctld_opts_t o = {0};
+    if (main_args(argc, argv, &o) < 0)
+        return main_usage(stderr, 1);
+    signal(SIGPIPE, SIG_IGN);
+    ctld_main_t m = {.lock_fd = -1};
+    loom_err_t err = {0};
+    main_log_setup(&o, NULL);
+    int rc = main_create(&m, &o, &err);
+    if (rc == 0) {
+        main_log_setup(&o, m.c.conf);
+        if (!o.foreground && !o.log && !m.c.conf->slurmctld_log_file)
+            loom_info("no log file: logging to stderr, which daemon mode closes");
+        if (!o.foreground)
+            main_daemonize();
+        main_pidfile(m.c.conf);
+        rc = main_start(&m, &o, &err);
+    }
+    if (rc == 0) {
+        loom_info("loomctld %s started (cluster %s, port %lld)", LOOM_SLURM_VERSION,
+                  m.c.conf->cluster_name, (long long)m.c.conf->slurmctld_port);
+        uv_run(m.c.loop, UV_RUN_DEFAULT);
+        loom_info("loomctld stopped");
+    } else {
+        loom_error("%s", err.msg);
+        ctld_shutdown(&m.c, false);
+    }
+    main_destroy(&m);
+    loom_log_close();
+    return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,60 @@
+/*
+ * sched_driver.h - runs src/sched's passes against the controller's tables
+ * and starts what they place (DESIGN.md §Scheduling; CLI_SPEC §4.3).
+ *
+ * Triggers: a submission, a job's end (resources freed), a node that comes
+ * up, changes by scontrol, and a timer every few seconds (begin times,
+ * partition changes). Triggers are coalesced: at most one pass per loop turn
+ * and per CTLD_SCHED_MIN_GAP_MS.
+ *
+ * Cheap passes with a long queue: when nothing was freed since the last full
+ * pass, only the jobs submitted since are looked at, against the partitions
+ * that pass found blocked (a new job in a blocked partition just gets reason
+ * Priority: O(1) per submission). A full pass sorts the eligible pending jobs
+ * (priority, then submit time) and stops as soon as every partition is
+ * blocked or no CPU is free.
+ *
+ * Pending reasons set here: JobHeldUser/JobHeldAdmin, BeginTime, Dependency,
+ * PartitionTimeLimit/NodeLimit/Down/Inactive, Resources, Priority, and
+ * Slurm's "Nodes required for job are DOWN, DRAINED or reserved..." when the
+ * job would not fit even if every running job ended.
+ *
+ * Starting a job: the start event (with the allocation) is journaled, and
+ * job.launch goes to the batch host's loomd once that entry is durable, so a
+ * controller restart never forgets a job a node is running.
+ */
+#ifndef LOOM_CTLD_SCHED_DRIVER_H
+#define LOOM_CTLD_SCHED_DRIVER_H
+
+#include "ctld/ctld.h"
+#include "ctld/server.h"
+
+#define CTLD_SCHED_MIN_GAP_MS 5
+#define CTLD_SCHED_PERIOD_S   5 /* full pass at least this often */
+
+void ctld_sched_init(ctld_t *c);
+void ctld_sched_fini(ctld_t *c);
+
+/* Run a pass soon; full: resources were freed or priorities/states changed. */
+void ctld_sched_trigger(ctld_t *c, bool full);
+/* A new pending job (an incremental pass will look at it). */
+void ctld_sched_submitted(ctld_t *c, ctld_job_t *job);
+/* A node registered. */
+void ctld_sched_node_up(ctld_t *c, ctld_node_t *n);
+/* Run a pass now (tests, and the timer). */
+void ctld_sched_run(ctld_t *c);
+
+/* sbatch --test-only: where and when the job would start. Fills reply. */
+void ctld_sched_test_only(ctld_t *c, ctld_job_t *job, json_t *reply);
+
+/* --dependency: 0 satisfied, 1 waiting, 2 never satisfiable; < 0 malformed
+ * or naming an unknown job (LOOM_EINVAL_DEPEND, at submission). Forms:
+ * after, afterany, afterok, afternotok (":id[:id...]", several joined by ','),
+ * singleton (accepted, treated as satisfied). */
+int ctld_dependency_state(const ctld_t *c, const char *dep, loom_err_t *err);
+
+/* Send a request to a node's loomd (borrowed; cb may be NULL). -LOOM_ECONNECT
+ * when the node has no link. */
+int ctld_node_request(ctld_t *c, ctld_node_t *n, const json_t *req, ctld_reply_f *cb, void *arg);
+
+#endif
