@@ -27,12 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define STEPD_MAX_GROUPS_SEEN 4096
 
-/* Session and process group of pid from /proc/<pid>/stat; -1 when gone. */
-static int stepd_proc_ids(const char *pid, pid_t *pgrp, pid_t *sid)
+/* Parent, session and process group of pid from /proc/<pid>/stat; -1 when gone. */
+static int stepd_proc_ids(const char *pid, pid_t *parent, pid_t *pgrp, pid_t *sid)
 {
     char path[64], buf[512];
     snprintf(path, sizeof(path), "/proc/%s/stat", pid);
@@ -48,23 +49,26 @@ static int stepd_proc_ids(const char *pid, pid_t *pgrp, pid_t *sid)
     char state;
     if (!p || sscanf(p + 1, " %c %d %d %d", &state, &ppid, &pg, &sd) != 4)
         return -1;
+    *parent = ppid;
     *pgrp = pg;
     *sid = sd;
     return 0;
 }
 
-/* The process groups of session sid (at most max of them). */
+/* The process groups of session sid, and those of the supervisor's children
+ * (orphans of the job that left its session), at most max of them. */
 static size_t stepd_session_groups(pid_t sid, pid_t *groups, size_t max)
 {
     DIR *d = opendir("/proc");
+    pid_t self = getpid();
     size_t n = 0;
     if (!d)
         return 0;
     struct dirent *e;
     while ((e = readdir(d)) && n < max) {
-        pid_t pg, sd;
-        if (!isdigit((unsigned char)e->d_name[0]) || stepd_proc_ids(e->d_name, &pg, &sd) < 0 ||
-            sd != sid)
+        pid_t parent, pg, sd;
+        if (!isdigit((unsigned char)e->d_name[0]) ||
+            stepd_proc_ids(e->d_name, &parent, &pg, &sd) < 0 || (sd != sid && parent != self))
             continue;
         size_t i;
         for (i = 0; i < n && groups[i] != pg; i++)
@@ -99,6 +103,12 @@ int loom_stepd_deliver(loom_stepd_t *s, int sig, loom_stepd_target_t target)
 
 void loom_stepd_kill_rest(loom_stepd_t *s)
 {
+    /* As child subreaper the supervisor inherits whatever the script left
+     * running; with no child left there is nothing to look for, and the
+     * /proc scan below (the costly part of ending a job) is skipped. */
+    siginfo_t info;
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD && !s->cgroup)
+        return;
     /* The shell is gone but its session id lives on in its members. */
     pid_t groups[STEPD_MAX_GROUPS_SEEN];
     size_t n = stepd_session_groups(s->sid, groups, STEPD_MAX_GROUPS_SEEN);

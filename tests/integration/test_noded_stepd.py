@@ -354,3 +354,15 @@ def test_root_refused_without_flag(tmp_path):
         if proc.poll() is None:
             proc.kill()
         j.close()
+
+
+def test_leftovers_killed_when_script_ends(job_factory):
+    # A background process in the job's session, and one that left it.
+    j = job_factory("#!/bin/bash\nsleep 300 &\necho $! > bg.pid\n"
+                    "setsid sleep 301 &\necho $! > escaped.pid\nexit 0\n")
+    done = j.wait()
+    assert done["exit_code"] == 0
+    for name in ("bg.pid", "escaped.pid"):
+        pid = int((j.work / name).read_text())
+        assert wait_for(lambda: not os.path.exists(f"/proc/{pid}") or
+                        open(f"/proc/{pid}/stat").read().split(")")[1].split()[0] == "Z"), name
