@@ -32,6 +32,8 @@ static void fuzz_fpattern_one(const char *pat, const loom_fpattern_ctx_t *ctx)
     loom_sbuf_free(&sb);
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *text = loom_xmalloc(size + 1);

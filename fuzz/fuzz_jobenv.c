@@ -66,6 +66,8 @@ static void fuzz_jobenv_record(const char *text)
     json_decref(rec);
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *text = loom_xmalloc(size + 1);
