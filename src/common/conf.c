@@ -124,12 +124,14 @@ static int conf_unknown_key(loom_conf_scope_t scope, const char *what, const loo
                          "%s:%d: key '%s' is not valid on a %s line (it is a "
                          "global key: put it on a line of its own)",
                          ln->file, ln->lineno, key, what);
-    return loom_errf(err, -LOOM_ECONFIG, "%s:%d: unknown key '%s'%s%s%s%s%s", ln->file, ln->lineno,
-                     key, what ? " on " : "", what ? what : "", what ? " line" : "",
-                     hint ? ", did you mean " : "", hint ? hint : "");
+    return loom_errf(err, -LOOM_ECONFIG, "%s:%d: unknown key '%s'%s%s%s%s%s%s", ln->file,
+                     ln->lineno, key, what ? " on " : "", what ? what : "", what ? " line" : "",
+                     hint ? ", did you mean " : "", hint ? hint : "", hint ? "?" : "");
 }
 
 /* ---- global keys --------------------------------------------------------- */
+
+static void conf_fold_cluster(loom_conf_t *c, loom_conf_src_t src);
 
 static int conf_global(conf_state_t *st, const loom_conf_line_t *ln, const loom_conf_pair_t *p,
                        loom_err_t *err)
@@ -152,6 +154,8 @@ static int conf_global(conf_state_t *st, const loom_conf_line_t *ln, const loom_
     free(v->text);
     v->text = loom_xstrdup(p->value);
     v->src = src;
+    if (v->text && strcmp(k->name, "ClusterName") == 0)
+        conf_fold_cluster(c, src);
     if (k->flags & LOOM_CKF_IGNORED)
         loom_log_sub(LOOM_LOGF_CONF, "%s:%d: %s is accepted but not used by Loom", ln->file,
                      ln->lineno, k->name);
@@ -349,7 +353,9 @@ static int conf_record(conf_state_t *st, const loom_conf_line_t *ln, loom_err_t 
         conf_pvs_t tmp = {0};
         int rc = conf_record_pairs(scope, what, ln, &tmp, err);
         for (size_t i = 0; rc == 0 && i < tmp.n; i++) {
-            rc = loom_conf_key_parse(tmp.v[i].key, tmp.v[i].value, "DEFAULT", NULL, err);
+            rc = loom_conf_key_parse(
+                tmp.v[i].key, tmp.v[i].value,
+                scope == LOOM_CS_NODE ? "NodeName=DEFAULT" : "PartitionName=DEFAULT", NULL, err);
             if (rc < 0)
                 loom_err_prefix(err, "%s:%d", ln->file, ln->lineno);
             else
@@ -549,14 +555,20 @@ static int conf_check_cluster(loom_conf_t *c, loom_err_t *err)
     if (strlen(c->cluster_name) > LOOM_CONF_CLUSTER_NAME_MAX)
         return conf_errat(err, src, "ClusterName '%s' is longer than %d characters",
                           c->cluster_name, LOOM_CONF_CLUSTER_NAME_MAX);
+    return 0;
+}
+
+/* Slurm folds ClusterName to lower case; done as it is read, so that an
+ * Include's %c already sees the final name. */
+static void conf_fold_cluster(loom_conf_t *c, loom_conf_src_t src)
+{
     bool upper = false;
-    for (char *p = c->cluster_name; *p; p++) {
+    for (char *p = c->cluster_name; p && *p; p++) {
         upper |= isupper((unsigned char)*p) != 0;
         *p = (char)tolower((unsigned char)*p);
     }
     if (upper)
         conf_warn(c, src, "ClusterName converted to lower case: '%s'", c->cluster_name);
-    return 0;
 }
 
 static void conf_add_host(loom_conf_t *c, const char *name, const char *addr)

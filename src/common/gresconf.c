@@ -294,8 +294,8 @@ static int gresconf_pair(const loom_conf_line_t *ln, const loom_conf_pair_t *p,
     gresconf_key_t key;
     if (gresconf_lookup(p->key, &key) < 0) {
         const char *hint = gresconf_suggest(p->key);
-        return loom_errf(err, -LOOM_ECONFIG, "%s:%d: unknown key '%s'%s%s", ln->file, ln->lineno,
-                         p->key, hint ? ", did you mean " : "", hint ? hint : "");
+        return loom_errf(err, -LOOM_ECONFIG, "%s:%d: unknown key '%s'%s%s%s", ln->file, ln->lineno,
+                         p->key, hint ? ", did you mean " : "", hint ? hint : "", hint ? "?" : "");
     }
     const char *v = p->value;
     if (!*v)

@@ -126,7 +126,7 @@ static void test_bad_files(void **state)
         const char *msg;
     } cases[] = {
         {"conf/typo_key.conf",
-         "conf/typo_key.conf:3: unknown key 'SlurmctlHost', did you mean SlurmctldHost"},
+         "conf/typo_key.conf:3: unknown key 'SlurmctlHost', did you mean SlurmctldHost?"},
         {"conf/bad_time.conf",
          "conf/bad_time.conf:5: invalid MaxTime value '7-00:00:0x' for partition gpu"},
         {"conf/unknown_node.conf", "conf/unknown_node.conf:5: partition q: unknown node 'n5'"},
@@ -162,6 +162,19 @@ static void test_bad_files(void **state)
 
 static void test_include(void **state)
 {
+    /* A glob and a %c include, relative to the including file. */
+    loom_conf_t *g = NULL;
+    loom_err_t gerr = {0};
+    if (loom_conf_load("conf/include_glob.conf", &g, &gerr) != 0)
+        fail_msg("%s", gerr.msg);
+    assert_int_equal(g->n_nodes, 4);
+    assert_int_equal(g->files.n, 4);
+    assert_string_equal(g->files.v[1], "conf/include_glob.d/a.conf");
+    assert_string_equal(g->files.v[3], "conf/globtest_parts.conf");
+    assert_int_equal(g->parts[0].n_nodes, 4);
+    assert_int_equal(g->warnings.n, 2); /* lower-cased name, pattern matching nothing */
+    loom_conf_destroy(g);
+
     loom_conf_t *c = NULL;
     loom_err_t err = {0};
     assert_int_equal(loom_conf_load("conf/include_main.conf", &c, &err), 0);
@@ -203,7 +216,7 @@ static void test_bad_buffers(void **state)
         {"NodeName=n[1-2] NodeAddr=a[1-3]\n", "t.conf:3: NodeAddr 'a[1-3]' gives 3 names but"},
         {"NodeName=n[1-3] NodeHostname=a[1-2]\n", "NodeHostname 'a[1-2]' gives 2 names but"},
         {"NodeName=n[1-2] Port=[7001-7003]\n", "t.conf:3: invalid Port value '[7001-7003]'"},
-        {"NodeName=DEFAULT CPUs=x\n", "t.conf:3: invalid CPUs value 'x' for DEFAULT"},
+        {"NodeName=DEFAULT CPUs=x\n", "t.conf:3: invalid CPUs value 'x' for NodeName=DEFAULT"},
         {"NodeName=n1 CPUs=0\n", "invalid CPUs value '0' for node n1 (expected 1 to 65533)"},
         {"NodeName=n1\nNodeName=n1\n", "t.conf:4: duplicate node name 'n1'"},
         {"NodeName=n1\nPartitionName=p Nodes=n1\nPartitionName=p Nodes=n1\n",
@@ -253,7 +266,7 @@ static void test_missing_required(void **state)
         {"SlurmctldHost=h\n", "t.conf: ClusterName is required"},
         {"ClusterName=x\n", "t.conf: SlurmctldHost is required"},
         {"ClusterName=abcdefghijabcdefghijabcdefghijabcdefghijK\nSlurmctldHost=h\n",
-         "t.conf:1: ClusterName 'abcdefghijabcdefghijabcdefghijabcdefghijK' is longer than 40"},
+         "t.conf:1: ClusterName 'abcdefghijabcdefghijabcdefghijabcdefghijk' is longer than 40"},
         {"", "ClusterName is required"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
