@@ -4,11 +4,12 @@
  * gets its argv with argv[0] set to the command's name and returns the exit
  * code.
  *
- * Commands: config (loom_config.c). `loom up`/`loom down` (loom_up.c) and
- * `loom sweep` are added to the table by their own issues.
+ * Commands: config (loom_config.c), up and down (loom_up.c). `loom sweep` is
+ * added to the table by its own issue.
  * `loom --version` prints "loom <version> (slurm <version>)".
  */
 #include "cli/loom_config.h"
+#include "cli/loom_up.h"
 #include "common/log.h"
 
 #include <stdio.h>
@@ -22,6 +23,9 @@ static const struct {
     const char *help;
 } loom_cmds[] = {
     {"config", loom_config_main, "config check [-f slurm.conf] [-g gres.conf]: check a config"},
+    {"up", loom_up_main,
+     "up [--dir DIR] [--nodes N] [--gpus-per-node G] ...: start a local cluster"},
+    {"down", loom_down_main, "down [--dir DIR]: stop the local cluster started there"},
 };
 
 static void loom_usage(FILE *fp)

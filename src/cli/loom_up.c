@@ -326,16 +326,22 @@ static int up_parse_int(const char *s, long lo, long hi, long *out)
 static int up_set_dir(up_opts_t *o, const char *dir, loom_err_t *err)
 {
     char cwd[PATH_MAX];
-    if (dir[0] == '/')
-        snprintf(o->dir, sizeof(o->dir), "%s", dir);
-    else if (getcwd(cwd, sizeof(cwd)))
-        snprintf(o->dir, sizeof(o->dir), "%s/%s", cwd, dir);
-    else
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    if (dir[0] != '/' && !getcwd(cwd, sizeof(cwd)))
         return loom_errf(err, -errno, "cannot read the current directory");
-    size_t n = strlen(o->dir);
-    while (n > 1 && o->dir[n - 1] == '/')
-        o->dir[--n] = '\0';
-    return 0;
+    if (dir[0] == '/')
+        loom_sbuf_add(&sb, dir);
+    else
+        loom_sbuf_addf(&sb, "%s/%s", cwd, dir);
+    while (sb.len > 1 && sb.buf[sb.len - 1] == '/')
+        loom_sbuf_truncate(&sb, sb.len - 1);
+    int rc = 0;
+    if (sb.len >= sizeof(o->dir) - 64) /* room for the files under it */
+        rc = loom_errf(err, -ENAMETOOLONG, "run directory name too long: %s", dir);
+    else
+        memcpy(o->dir, sb.buf, sb.len + 1);
+    loom_sbuf_free(&sb);
+    return rc;
 }
 
 enum {
