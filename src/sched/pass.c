@@ -18,6 +18,8 @@ int loom_sched_job_cmp(const void *a, const void *b)
 
 void loom_sched_sort(loom_sched_job_t *jobs, size_t njobs)
 {
+    if (njobs < 2)
+        return;
     qsort(jobs, njobs, sizeof(*jobs), loom_sched_job_cmp);
 }
 
@@ -61,7 +63,8 @@ size_t loom_sched_pass(loom_sched_node_t *nodes, size_t nnodes, const loom_sched
     bool *own = NULL;
     if (!blocked)
         blocked = own = loom_xcalloc(nparts, sizeof(bool));
-    memset(results, 0, njobs * sizeof(*results));
+    if (njobs)
+        memset(results, 0, njobs * sizeof(*results));
     size_t nblocked = pass_count_blocked(blocked, nparts);
     uint64_t free_cpus = loom_sched_free_cpus(nodes, nnodes);
     uint32_t started = 0;

@@ -153,6 +153,7 @@ class Cluster:
         self.ctld_port = free_port()
         self.node_names = ["node%d" % (i + 1) for i in range(nodes)]
         self.node_ports = {n: free_port() for n in self.node_names}
+        self.root.chmod(0o755)  # other users reach the socket (mkdtemp makes it 0700)
         for d in ("state", "spool", "log", "work", "dev"):
             (self.root / d).mkdir(parents=True, exist_ok=True)
         self.conf = self.root / "slurm.conf"

@@ -1,0 +1,360 @@
+"""loomctld: validation, scheduling, GPUs, cancel, holds, requeue, node states.
+
+Jobs are submitted with job.submit over the Unix socket (the description keys
+of messages.md §2), so these tests need only loomctld, loomd and loomstepd.
+The cluster has two nodes with 4 CPUs, 4000 MiB and two fake GPUs each.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import Cluster
+
+SLEEP = "#!/bin/sh\nsleep %d\n"
+
+
+def rc_of(reply):
+    return reply.get("rc")
+
+
+# ---- rejected at submission: Slurm's errors, and no job is made ---------------------
+
+REJECTS = [
+    ("unknown partition", {"partition": "nope"}, "LOOM_EINVAL_PARTITION"),
+    ("more CPUs than a node", {"nodes": 1, "ntasks": 9}, "LOOM_ENODE_CONFIG"),
+    ("cpus per task", {"cpus_per_task": 5}, "LOOM_ENODE_CONFIG"),
+    ("memory", {"mem_per_node": 5000}, "LOOM_ENODE_CONFIG"),
+    ("too many GPUs", {"gres": "gpu:3"}, "LOOM_ENODE_CONFIG"),
+    ("unknown GPU type", {"gres": "gpu:h100:1"}, "LOOM_ENODE_CONFIG"),
+    ("GRES not in GresTypes", {"gres": "fpga:1"}, "LOOM_EINVAL_GRES"),
+    ("bad GRES text", {"gres": "gpu:-1"}, "LOOM_EINVAL_GRES"),
+    ("more nodes than the partition", {"nodes": 3}, "LOOM_EINVAL_NODECOUNT"),
+    ("unknown feature", {"constraint": "bigmem"}, "LOOM_ECONSTRAINT"),
+    ("unknown node", {"nodelist": "node9"}, "LOOM_EINVAL_NODENAME"),
+    ("unknown dependency", {"dependency": "afterok:424242"}, "LOOM_EINVAL_DEPEND"),
+]
+
+
+@pytest.mark.parametrize("what,desc,want", REJECTS, ids=[r[0] for r in REJECTS])
+def test_rejected(cluster, what, desc, want):
+    reply = cluster.submit(**desc)
+    assert rc_of(reply) == want, reply
+    assert reply["msg"]
+    assert cluster.jobs() == {}
+
+
+def test_partition_time_limit_pends(make_cluster):
+    c = make_cluster(partitions=["PartitionName=short Nodes=ALL Default=YES MaxTime=10"])
+    reply = c.submit(time_limit=20)
+    assert rc_of(reply) == 0
+    job = c.wait_job(reply["job_id"], "PENDING")
+    c.wait_for(lambda: c.job(reply["job_id"])["reason"] == "PartitionTimeLimit",
+               "reason PartitionTimeLimit")
+    # no --time: the partition's MaxTime becomes the limit
+    j2 = c.submit()["job_id"]
+    assert c.wait_job(j2, "COMPLETED")["time_limit"] == 10
+    assert job["time_limit"] == 20
+
+
+def test_enforce_part_limits_rejects(make_cluster):
+    c = make_cluster(conf_extra="EnforcePartLimits=ALL",
+                     partitions=["PartitionName=short Nodes=ALL Default=YES MaxTime=10"])
+    assert rc_of(c.submit(time_limit=20)) == "LOOM_EINVAL_TIME"
+
+
+# ---- running jobs ------------------------------------------------------------------
+
+def test_exit_codes(cluster):
+    ok = cluster.submit("#!/bin/sh\ntrue\n")["job_id"]
+    bad = cluster.submit("#!/bin/sh\nexit 3\n")["job_id"]
+    rec = cluster.wait_job(ok, "COMPLETED")
+    assert rec["exit_code"] == 0 and rec["reason"] == "None"
+    rec = cluster.wait_job(bad, "FAILED")
+    assert rec["exit_code"] == 3 << 8
+    assert rec["reason"] == "NonZeroExitCode"
+
+
+def test_gpu_jobs_get_distinct_devices(cluster):
+    script = "#!/bin/sh\necho CVD=$CUDA_VISIBLE_DEVICES\nsleep 30\n"
+    ids = [cluster.submit(script, gres="gpu:1")["job_id"] for _ in range(4)]
+    for i in ids:
+        cluster.wait_job(i, "RUNNING")
+    extra = cluster.submit(script, gres="gpu:1")["job_id"]
+    used = {}
+    for i in ids:
+        rec = cluster.job(i)
+        (a,) = rec["alloc"]
+        (g,) = a["gres"]
+        used.setdefault(a["node"], []).extend(g["index"])
+    assert sorted(used) == ["node1", "node2"]
+    for node, idx in used.items():
+        assert sorted(idx) == [0, 1], used
+    cluster.wait_for(lambda: cluster.job(extra)["reason"] in ("Resources", "Priority"),
+                     "the fifth GPU job to wait for resources")
+    assert cluster.state_of(cluster.job(extra)) == "PENDING"
+    # every job sees its own device (loomd sets CUDA_VISIBLE_DEVICES)
+    seen = {}
+    for i in ids:
+        out = cluster.work / ("slurm-%d.out" % i)
+        cluster.wait_for(lambda: out.exists() and "CVD=" in out.read_text(), "output of %d" % i)
+        node = cluster.job(i)["alloc"][0]["node"]
+        seen.setdefault(node, set()).add(out.read_text().split("CVD=")[1].split()[0])
+    assert all(len(v) == 2 for v in seen.values()), seen
+    for i in ids + [extra]:
+        cluster.rpc("job.signal", job_id=i, cancel=True, signal=9)
+
+
+def test_never_overcommits_cpus(cluster):
+    ids = [cluster.submit(SLEEP % 20, cpus_per_task=2)["job_id"] for _ in range(7)]
+    cluster.wait_for(lambda: sum(cluster.state_of(j) == "RUNNING"
+                                 for j in cluster.jobs().values()) == 4, "4 jobs running")
+    time.sleep(0.5)
+    jobs = cluster.jobs()
+    assert sum(cluster.state_of(j) == "RUNNING" for j in jobs.values()) == 4
+    for n in cluster.nodes().values():
+        assert n["alloc_cpus"] <= 4
+    pending = [j for j in jobs.values() if cluster.state_of(j) == "PENDING"]
+    assert sorted(j["reason"] for j in pending) == ["Priority", "Priority", "Resources"]
+    for i in ids:
+        cluster.rpc("job.signal", job_id=i, cancel=True, signal=9)
+
+
+def test_cancel_pending_and_running(cluster):
+    run = cluster.submit(SLEEP % 60)["job_id"]
+    cluster.wait_job(run, "RUNNING")
+    held = cluster.submit(SLEEP % 60, hold=True)["job_id"]
+    assert cluster.job(held)["reason"] == "JobHeldUser"
+    assert rc_of(cluster.rpc("job.signal", job_id=held, cancel=True, signal=9)) == 0
+    assert cluster.state_of(cluster.job(held)) == "CANCELLED"
+    assert rc_of(cluster.rpc("job.signal", job_id=run, cancel=True, signal=9)) == 0
+    rec = cluster.wait_job(run, "CANCELLED")
+    assert rec["end_time"] >= rec["start_time"]
+    cluster.wait_for(lambda: all(n["alloc_cpus"] == 0 for n in cluster.nodes().values()),
+                     "resources released")
+    # cancelling again is not an error; an unknown id is
+    assert rc_of(cluster.rpc("job.signal", job_id=run, cancel=True, signal=9)) == 0
+    assert rc_of(cluster.rpc("job.signal", job_id=99999, cancel=True, signal=9)) == \
+        "LOOM_EINVAL_JOBID"
+
+
+def test_signal_without_cancel(cluster):
+    script = "#!/bin/sh\ntrap 'echo got USR1; exit 7' USR1\nwhile :; do sleep 0.2; done\n"
+    j = cluster.submit(script)["job_id"]
+    cluster.wait_job(j, "RUNNING")
+    time.sleep(0.5)
+    assert rc_of(cluster.rpc("job.signal", job_id=j, signal=int(signal.SIGUSR1),
+                             batch_only=True)) == 0
+    rec = cluster.wait_job(j, "FAILED")
+    assert rec["exit_code"] == 7 << 8
+    assert "got USR1" in (cluster.work / ("slurm-%d.out" % j)).read_text()
+
+
+def test_hold_release_and_requeue(cluster):
+    j = cluster.submit(SLEEP % 60, hold=True)["job_id"]
+    assert cluster.job(j)["priority"] == 0
+    assert rc_of(cluster.rpc("job.release", job_ids=[j])) == 0
+    cluster.wait_job(j, "RUNNING")
+    r = cluster.rpc("job.requeue", job_ids=[j])
+    assert r["results"][0]["rc"] == 0, r
+    rec = cluster.job(j)
+    assert cluster.state_of(rec) == "PENDING"
+    assert rec["restart_cnt"] == 1
+    cluster.wait_job(j, "RUNNING")
+    # hold a running job: refused as Slurm does
+    r = cluster.rpc("job.hold", job_ids=[j])
+    assert r["results"][0]["rc"] == "LOOM_EDISABLED"
+    cluster.rpc("job.signal", job_id=j, cancel=True, signal=9)
+
+
+def test_update_and_priority_order(cluster):
+    # fill the cluster, then queue two jobs and swap their order by priority
+    blockers = [cluster.submit(SLEEP % 60, cpus_per_task=4)["job_id"] for _ in range(2)]
+    for b in blockers:
+        cluster.wait_job(b, "RUNNING")
+    a = cluster.submit(SLEEP % 1, cpus_per_task=4)["job_id"]
+    b = cluster.submit(SLEEP % 1, cpus_per_task=4, time_limit=30)["job_id"]
+    prio_a = cluster.job(a)["priority"]
+    r = cluster.rpc("job.update", job_id=b, changes={"Priority": prio_a + 10, "TimeLimit": 5,
+                                                     "Name": "renamed"})
+    assert rc_of(r) == 0, r
+    rec = cluster.job(b)
+    assert rec["time_limit"] == 5 and rec["name"] == "renamed"
+    assert rc_of(cluster.rpc("job.update", job_id=b, changes={"Bogus": 1})) == \
+        "LOOM_ENOT_SUPPORTED"
+    cluster.rpc("job.signal", job_id=blockers[0], cancel=True, signal=9)
+    rec = cluster.wait_job(b, "RUNNING", "COMPLETED")
+    assert cluster.state_of(cluster.job(a)) == "PENDING"
+    for j in blockers + [a, b]:
+        cluster.rpc("job.signal", job_id=j, cancel=True, signal=9)
+
+
+def rpc_as(cluster, uid, type_, **body):
+    """One request from another uid (the socket identifies callers by SO_PEERCRED)."""
+    code = ("import json,sys\nsys.path.insert(0,%r)\nfrom conftest import Rpc\n"
+            "print(json.dumps(Rpc(%r).call(%r, **json.loads(sys.argv[1]))))"
+            % (os.path.dirname(__file__), str(cluster.sock), type_))
+    p = subprocess.run([sys.executable, "-c", code, json.dumps(body)], user=uid,
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to act as another user")
+def test_users_touch_only_their_own_jobs(cluster):
+    nobody = 65534
+    mine = cluster.submit(SLEEP % 60, hold=True)["job_id"]
+    r = rpc_as(cluster, nobody, "job.submit", script=SLEEP % 60,
+               job={"name": "n", "work_dir": "/tmp", "hold": True, "time_limit": 30})
+    theirs = r["job_id"]
+    assert cluster.job(theirs)["user_id"] == nobody
+    assert rc_of(rpc_as(cluster, nobody, "job.signal", job_id=mine, cancel=True, signal=9)) == \
+        "LOOM_EACCESS"
+    assert rc_of(rpc_as(cluster, nobody, "job.update", job_id=mine,
+                        changes={"TimeLimit": 1})) == "LOOM_EACCESS"
+    # a user may lower their own limit, not raise it
+    assert rc_of(rpc_as(cluster, nobody, "job.update", job_id=theirs,
+                        changes={"TimeLimit": 10})) == 0
+    assert rc_of(rpc_as(cluster, nobody, "job.update", job_id=theirs,
+                        changes={"TimeLimit": 20})) == "LOOM_EACCESS"
+    # admin-only requests
+    assert rc_of(rpc_as(cluster, nobody, "node.update", nodes="node1", state="DRAIN",
+                        reason="x")) == "LOOM_EPERM"
+    assert rc_of(rpc_as(cluster, nobody, "shutdown")) == "LOOM_EPERM"
+    # an admin hold cannot be released by the user
+    assert cluster.rpc("job.hold", job_ids=[theirs])["results"][0]["rc"] == 0
+    r = rpc_as(cluster, nobody, "job.release", job_ids=[theirs])
+    assert r["results"][0]["rc"] == "LOOM_EACCESS"
+    for j in (mine, theirs):
+        cluster.rpc("job.signal", job_id=j, cancel=True, signal=9)
+
+
+def test_dependency(cluster):
+    first = cluster.submit("#!/bin/sh\nsleep 1\nexit 1\n")["job_id"]
+    ok = cluster.submit(dependency="afterok:%d" % first)["job_id"]
+    notok = cluster.submit(dependency="afternotok:%d" % first)["job_id"]
+    assert cluster.job(ok)["reason"] in ("None", "Dependency")
+    cluster.wait_job(first, "FAILED")
+    cluster.wait_job(notok, "COMPLETED")
+    cluster.wait_for(lambda: cluster.job(ok)["reason"] == "DependencyNeverSatisfied",
+                     "afterok on a failed job never satisfied")
+    cluster.rpc("job.signal", job_id=ok, cancel=True, signal=9)
+
+
+# ---- nodes ----------------------------------------------------------------------------
+
+def test_drain_and_resume(cluster):
+    r = cluster.rpc("node.update", nodes="node1", state="DRAIN", reason="maint")
+    assert rc_of(r) == 0
+    n1 = cluster.nodes()["node1"]
+    assert n1["state"] == ["IDLE", "DRAIN"] and n1["reason"] == "maint"
+    assert rc_of(cluster.rpc("node.update", nodes="node1", state="DOWN")) != 0  # no reason
+    ids = [cluster.submit(SLEEP % 30, cpus_per_task=4)["job_id"] for _ in range(2)]
+    cluster.wait_job(ids[0], "RUNNING")
+    time.sleep(0.5)
+    assert cluster.job(ids[0])["nodes"] == "node2"
+    assert cluster.state_of(cluster.job(ids[1])) == "PENDING"
+    assert rc_of(cluster.rpc("node.update", nodes="node1", state="RESUME")) == 0
+    rec = cluster.wait_job(ids[1], "RUNNING")
+    assert rec["nodes"] == "node1"
+    assert "reason" not in cluster.nodes()["node1"]
+    for j in ids:
+        cluster.rpc("job.signal", job_id=j, cancel=True, signal=9)
+
+
+def test_node_down_requeues_its_jobs(cluster):
+    j = cluster.submit(SLEEP % 60, cpus_per_task=4)["job_id"]
+    first = cluster.wait_job(j, "RUNNING")["nodes"]
+    assert rc_of(cluster.rpc("node.update", nodes=first, state="DOWN", reason="broken")) == 0
+    other = "node2" if first == "node1" else "node1"
+    rec = cluster.wait_job(j, "RUNNING", timeout=30)
+    assert rec["nodes"] == other and rec["restart_cnt"] == 1
+    assert cluster.nodes()[first]["state"] == ["DOWN"]
+    cluster.rpc("job.signal", job_id=j, cancel=True, signal=9)
+
+
+def test_loomd_timeout_and_return(make_cluster):
+    c = make_cluster(conf_extra="SlurmdTimeout=3")
+    c.stop_node("node2", signal.SIGKILL)
+    c.wait_for(lambda: c.nodes()["node2"]["state"] == ["DOWN", "NOT_RESPONDING"],
+               "node2 DOWN after SlurmdTimeout", timeout=20)
+    assert c.nodes()["node2"]["reason"] == "Not responding"
+    c.start_node("node2")
+    c.wait_nodes("IDLE", ["node2"])  # ReturnToService=2
+
+
+def test_controller_restart_reattaches_running_job(cluster):
+    j = cluster.submit("#!/bin/sh\nsleep 4\necho done\n")["job_id"]
+    cluster.wait_job(j, "RUNNING")
+    cluster.kill_ctld(signal.SIGKILL)
+    cluster.start_ctld()
+    assert cluster.state_of(cluster.job(j)) in ("RUNNING", "COMPLETED")
+    rec = cluster.wait_job(j, "COMPLETED", timeout=30)
+    assert rec["restart_cnt"] == 0
+
+
+def test_min_job_age_purges(make_cluster):
+    c = make_cluster(conf_extra="MinJobAge=2", nodes=1, gpus=0)
+    j = c.submit()["job_id"]
+    c.wait_job(j, "COMPLETED")
+    c.wait_for(lambda: j not in c.jobs(), "job purged after MinJobAge", timeout=10)
+    assert rc_of(c.rpc("job.info", job_ids=[j])) == "LOOM_EINVAL_JOBID"
+
+
+def test_time_limit_kills(make_cluster):
+    c = make_cluster(nodes=1, gpus=0)
+    j = c.submit("#!/bin/sh\nsleep 300\n", time_limit=1)["job_id"]
+    c.wait_job(j, "RUNNING")
+    rec = c.wait_job(j, "TIMEOUT", timeout=90)
+    assert rec["reason"] == "TimeLimit"
+    out = (c.work / ("slurm-%d.out" % j)).read_text()
+    assert "DUE TO TIME LIMIT ***" in out and ("JOB %d ON node1 CANCELLED AT" % j) in out
+    assert c.nodes()["node1"]["alloc_cpus"] == 0
+
+
+def test_info_records(cluster):
+    j = cluster.submit(SLEEP % 30, gres="gpu:1", ntasks=2, time_limit=5)["job_id"]
+    rec = cluster.wait_job(j, "RUNNING")
+    for key in ("job_id", "name", "user_name", "partition", "state", "reason", "priority",
+                "submit_time", "start_time", "end_time", "time_limit", "nodes", "num_nodes",
+                "num_cpus", "num_tasks", "tres_req", "tres_alloc", "tres_per_node",
+                "work_dir", "batch_host", "exit_code"):
+        assert key in rec, key
+    assert rec["tres_per_node"] == "gres/gpu:1"
+    assert rec["end_time"] == rec["start_time"] + 300
+    node = cluster.nodes()[rec["batch_host"]]
+    assert node["state"] == ["MIXED"] and node["alloc_cpus"] == 2
+    assert "IDX:" in node["gres_used"]
+    parts = cluster.rpc("part.info")["partitions"]
+    assert parts[0]["name"] == "debug" and parts[0]["state"] == "UP"
+    conf = dict(cluster.rpc("config.info")["config"])
+    assert conf["ClusterName"] == "loomtest" and "NEXT_JOB_ID" in conf
+    steps = cluster.rpc("step.create", job_id=j, ntasks=2, nodes=1, name="hostname",
+                        argv=["hostname"])
+    assert rc_of(steps) == 0 and steps["step_id"] == 0 and steps["tasks_per_node"] == [2]
+    with_steps = cluster.rpc("job.info", job_ids=[j], steps=True)["jobs"][0]
+    assert with_steps["steps"][0]["name"] == "hostname"
+    cluster.rpc("job.signal", job_id=j, cancel=True, signal=9)
+
+
+def test_reconfigure_keeps_jobs(cluster):
+    j = cluster.submit(SLEEP % 30)["job_id"]
+    cluster.wait_job(j, "RUNNING")
+    held = cluster.submit(hold=True)["job_id"]
+    assert rc_of(cluster.rpc("reconfigure")) == 0
+    assert cluster.state_of(cluster.job(j)) == "RUNNING"
+    assert cluster.job(held)["reason"] == "JobHeldUser"
+    assert all(n["state"][0] in ("IDLE", "MIXED") for n in cluster.nodes().values())
+    assert rc_of(cluster.rpc("job.signal", job_id=j, cancel=True, signal=9)) == 0
+    cluster.wait_job(j, "CANCELLED")
+
+
+def test_shutdown_stops_everything(cluster):
+    assert rc_of(cluster.rpc("shutdown")) == 0
+    cluster.ctld.proc.wait(timeout=10)
+    for d in cluster.loomds.values():
+        d.proc.wait(timeout=10)
