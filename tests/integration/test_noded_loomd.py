@@ -220,8 +220,9 @@ def kill_supervisors(spool):
 
 
 class Node:
-    def __init__(self, tmp):
+    def __init__(self, tmp, gres_extra="", env=None):
         self.tmp = tmp
+        self.env = env
         self.ctld_port, self.port = free_port(), free_port()
         etc = tmp / "etc"
         etc.mkdir()
@@ -235,7 +236,8 @@ class Node:
             f"SlurmdSpoolDir={tmp}/spool/%n\nGresTypes=gpu\nSlurmdTimeout=30\nKillWait=2\n"
             f"NodeName=n1 CPUs=4 RealMemory=1000 Gres=gpu:tst:2 Port={self.port}\n"
             "PartitionName=debug Nodes=ALL Default=YES\n")
-        (etc / "gres.conf").write_text(f"NodeName=n1 Name=gpu Type=tst File={tmp}/dev/gpu[0-1]\n")
+        (etc / "gres.conf").write_text(
+            gres_extra + f"NodeName=n1 Name=gpu Type=tst File={tmp}/dev/gpu[0-1]\n")
         self.key = os.urandom(32)
         keyfile = etc / "slurm.key"
         keyfile.write_bytes(self.key)
@@ -253,7 +255,8 @@ class Node:
         self.logs.append(log)
         self.proc = subprocess.Popen([str(LOOMD), "-D", "-v", "-f", str(self.conf), "-N", "n1",
                                       "-L", str(log), "--allow-root-jobs"],
-                                     stdout=subprocess.DEVNULL, stderr=open(log, "a"))
+                                     stdout=subprocess.DEVNULL, stderr=open(log, "a"),
+                                     env=self.env)
 
     def stop(self, sig=signal.SIGTERM):
         self.proc.send_signal(sig)
@@ -459,3 +462,51 @@ def test_srun_in_batch(node):
         assert [m["exit_code"] for m in unix.completed] == [0, 3 << 8, 9, 0]
     finally:
         unix.close()
+
+
+FAKE_NVML = r"""
+#include <stdio.h>
+#include <string.h>
+int nvmlInit_v2(void) { return 0; }
+int nvmlShutdown(void) { return 0; }
+int nvmlDeviceGetCount_v2(unsigned *n) { *n = 2; return 0; }
+int nvmlDeviceGetHandleByIndex_v2(unsigned i, void **h) { *h = (void *)(long)(i + 1); return 0; }
+int nvmlDeviceGetName(void *h, char *name, unsigned len)
+{ snprintf(name, len, "NVIDIA TST 80GB HBM3"); return 0; }
+int nvmlDeviceGetMinorNumber(void *h, unsigned *m) { *m = 3 + (unsigned)(long)h; return 0; }
+"""
+
+
+def test_gpus_from_nvml(tmp_path):
+    """AutoDetect=nvml with a (fake) libnvidia-ml.so.1: NVML's devices, gres.conf's type."""
+    lib = tmp_path / "nvml"
+    lib.mkdir()
+    (lib / "fake.c").write_text(FAKE_NVML)
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(lib / "libnvidia-ml.so.1"),
+                    str(lib / "fake.c")], check=True)
+    env = dict(os.environ, LD_LIBRARY_PATH=str(lib))
+    node = Node(tmp_path, gres_extra="AutoDetect=nvml\n", env=env)
+    try:
+        reg = node.ctld.wait_msg("node.register")
+        assert [(g["type"], g["index"], g["file"]) for g in reg["gres"]] == [
+            ("tst", 0, "/dev/nvidia4"), ("tst", 1, "/dev/nvidia5")]
+    finally:
+        node.close()
+
+
+def test_gpus_without_nvml_library(tmp_path):
+    """AutoDetect=nvml without the library: the File= lines, as Slurm falls back."""
+    import ctypes
+    try:
+        ctypes.CDLL("libnvidia-ml.so.1")
+        pytest.skip("this host has NVML")
+    except OSError:
+        pass
+    env = dict(os.environ, LD_LIBRARY_PATH=str(tmp_path / "none"))
+    node = Node(tmp_path, gres_extra="AutoDetect=nvml\n", env=env)
+    try:
+        reg = node.ctld.wait_msg("node.register")
+        assert [g["file"] for g in reg["gres"]] == [str(tmp_path / "dev" / "gpu0"),
+                                                    str(tmp_path / "dev" / "gpu1")]
+    finally:
+        node.close()
