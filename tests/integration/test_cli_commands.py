@@ -1,0 +1,209 @@
+"""squeue, sinfo, scontrol and scancel against a real Loom cluster (conftest's
+`cluster`: loomctld + two loomd, 4 CPUs and 2 fake GPUs each).
+
+The layouts themselves are compared byte for byte with real Slurm in
+test_cli_layouts.py; here the commands talk to the real controller: filters,
+updates, holds, cancels, exit codes and Slurm's messages.
+"""
+import json
+import os
+import re
+import time
+
+import pytest
+
+from conftest import SANITIZER_MARKS
+
+SQUEUE_HEADER = ("             JOBID PARTITION     NAME     USER ST       TIME  NODES "
+                 "NODELIST(REASON)")
+SINFO_HEADER = "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST"
+
+
+def run(cluster, *args, rc=0, **kw):
+    p = cluster.run(*args, **kw)
+    assert not any(m in p.stderr for m in SANITIZER_MARKS), p.stderr
+    if rc is not None:
+        assert p.returncode == rc, "%s -> %d\n%s%s" % (args, p.returncode, p.stdout, p.stderr)
+    return p
+
+
+def sleeper(cluster, name="sleeper", secs=60, **desc):
+    reply = cluster.submit(script="#!/bin/sh\nsleep %d\n" % secs, name=name, **desc)
+    assert reply["rc"] == 0, reply
+    return reply["job_id"]
+
+
+def test_squeue_default_layout_and_filters(cluster):
+    a = sleeper(cluster, "alpha")
+    cluster.wait_job(a, "RUNNING")
+    b = sleeper(cluster, "beta", hold=True)
+    out = run(cluster, "squeue").stdout.splitlines()
+    assert out[0] == SQUEUE_HEADER
+    row_a = [l for l in out if l.split()[0] == str(a)][0]
+    assert re.match(r"^ {1,18}%d     debug    alpha +\S+  R +\d+:\d\d      1 node\d$" % a, row_a)
+    row_b = [l for l in out if l.split()[0] == str(b)][0]
+    assert row_b.endswith(" PD       0:00      1 (JobHeldUser)"), row_b
+    # pending before running in one partition (Slurm's "P,t,-p")
+    assert out.index(row_b) < out.index(row_a)
+    assert run(cluster, "squeue", "-h", "-t", "pd", "-o", "%i").stdout.split() == [str(b)]
+    assert run(cluster, "squeue", "-h", "--states=RUNNING", "-o", "%j").stdout.split() == ["alpha"]
+    assert run(cluster, "squeue", "-h", "-n", "beta", "-o", "%i").stdout.split() == [str(b)]
+    assert run(cluster, "squeue", "-h", "-j", str(a), "-o", "%i %T").stdout == "%d RUNNING\n" % a
+    assert run(cluster, "squeue", "-h", "-u", cluster.user, "-o", "%i").stdout.split() == [
+        str(b), str(a)]
+    assert run(cluster, "squeue", "-h", "-p", "nosuch").stdout == ""
+    node = cluster.job(a)["nodes"]
+    assert run(cluster, "squeue", "-h", "-w", node, "-o", "%i").stdout.split() == [str(a)]
+    long_out = run(cluster, "squeue", "-O", "JobID,Name:10,State:.9").stdout.splitlines()
+    assert long_out[0] == "JOBID               NAME          STATE"
+    p = run(cluster, "squeue", "-j", "99999", rc=1)
+    assert p.stderr == "slurm_load_jobs error: Invalid job id specified\n"
+    p = run(cluster, "squeue", "-t", "bogus", rc=1)
+    assert "squeue: error: Invalid job state specified: bogus" in p.stderr
+
+
+def test_squeue_json(cluster):
+    a = sleeper(cluster, "jj")
+    cluster.wait_job(a, "RUNNING")
+    doc = json.loads(run(cluster, "squeue", "--json").stdout)
+    assert doc["errors"] == [] and doc["warnings"] == [] and "meta" in doc
+    job = [j for j in doc["jobs"] if j["job_id"] == a][0]
+    assert job["job_state"] == ["RUNNING"]
+    assert job["name"] == "jj"
+    assert job["time_limit"] == {"set": True, "infinite": True, "number": 0}
+    assert job["node_count"]["number"] == 1
+
+
+def test_sinfo_layouts_and_drain(cluster):
+    out = run(cluster, "sinfo").stdout.splitlines()
+    assert out == [SINFO_HEADER, "debug*       up   infinite      2   idle node[1-2]"]
+    run(cluster, "scontrol", "update", "NodeName=node2", "State=DRAIN", "Reason=maint")
+    cluster.wait_for(lambda: "DRAIN" in cluster.nodes()["node2"]["state"], "node2 drained")
+    out = run(cluster, "sinfo").stdout.splitlines()
+    assert out[1:] == ["debug*       up   infinite      1  drain node2",
+                       "debug*       up   infinite      1   idle node1"]
+    reasons = run(cluster, "sinfo", "-R").stdout.splitlines()
+    assert reasons[0] == "REASON               USER      TIMESTAMP           NODELIST"
+    assert re.match(r"^maint {16}%-9s \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d node2$" % cluster.user,
+                    reasons[1]), reasons
+    nodes = run(cluster, "sinfo", "-N").stdout.splitlines()
+    assert nodes == ["NODELIST   NODES PARTITION STATE ", "node1          1    debug* idle  ",
+                     "node2          1    debug* drain "]
+    assert run(cluster, "sinfo", "-h", "-t", "drain", "-o", "%N").stdout == "node2\n"
+    summary = run(cluster, "sinfo", "-s").stdout.splitlines()
+    assert summary[1] == "debug*       up   infinite          0/1/1/2 node[1-2]"
+    run(cluster, "scontrol", "update", "NodeName=node2", "State=RESUME")
+    cluster.wait_nodes("IDLE")
+    p = run(cluster, "scontrol", "update", "NodeName=node2", "State=DRAIN", rc=1)
+    assert "You must specify a reason when DOWNING or DRAINING a node" in p.stderr
+
+
+def test_scontrol_show_job_layout(cluster):
+    a = sleeper(cluster, "shown", time_limit=10)
+    cluster.wait_job(a, "RUNNING")
+    text = run(cluster, "scontrol", "show", "job", str(a)).stdout
+    lines = text.split("\n")
+    assert lines[0] == "JobId=%d JobName=shown" % a
+    assert lines[1] == "   UserId=%s(%d) GroupId=%s(%d) MCS_label=N/A" % (
+        cluster.user, os.getuid(), cluster.group, os.getgid())
+    assert lines[3] == "   JobState=RUNNING Reason=None Dependency=(null)"
+    assert re.match(r"^   RunTime=00:00:\d\d TimeLimit=00:10:00 TimeMin=N/A$", lines[5])
+    assert "   Power=" in lines and text.endswith("\n   \n\n")
+    keys = re.findall(r"(\S+?)=", text)
+    order = ["JobId", "JobName", "UserId", "Priority", "JobState", "Requeue", "RunTime",
+             "SubmitTime", "StartTime", "Partition", "NodeList", "BatchHost", "NumNodes",
+             "TRES", "MinCPUsNode", "Features", "Command", "WorkDir", "StdErr", "StdIn",
+             "StdOut", "Power"]
+    assert [k for k in keys if k in order] == order
+    one = run(cluster, "scontrol", "-o", "show", "job", str(a)).stdout
+    assert one.count("\n") == 1 and one.endswith("Power= \n")
+    doc = json.loads(run(cluster, "scontrol", "--json", "show", "job", str(a)).stdout)
+    assert doc["jobs"][0]["job_id"] == a and doc["jobs"][0]["job_state"] == ["RUNNING"]
+    p = run(cluster, "scontrol", "show", "job", "99999", rc=1)
+    assert p.stderr == "slurm_load_jobs error: Invalid job id specified\n"
+
+
+def test_scontrol_nodes_partitions_ping(cluster):
+    text = run(cluster, "scontrol", "show", "node", "node1").stdout
+    assert text.startswith("NodeName=node1 ")
+    assert "\n   State=IDLE ThreadsPerCore=1 " in text
+    assert "\n   Gres=gpu:tesla:2\n" in text
+    doc = json.loads(run(cluster, "scontrol", "show", "nodes", "--json").stdout)
+    names = {n["name"]: n for n in doc["nodes"]}
+    assert names["node1"]["state"][0] == "IDLE" and names["node1"]["cpus"] == 4
+    assert run(cluster, "scontrol", "show", "node", "nope", rc=1).stdout == "Node nope not found\n"
+    part = run(cluster, "scontrol", "show", "partition", "debug").stdout
+    assert part.startswith("PartitionName=debug\n   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL\n")
+    assert "\n   State=UP TotalCPUs=8 TotalNodes=2 SelectTypeParameters=NONE\n" in part
+    ping = run(cluster, "scontrol", "ping").stdout
+    assert re.match(r"^Slurmctld\(primary\) at \S+ is UP\n$", ping)
+    conf = run(cluster, "scontrol", "show", "config").stdout
+    assert conf.startswith("Configuration data as of ")
+    assert re.search(r"^ClusterName +\= loomtest$", conf, re.M)
+
+
+def test_scontrol_update_hold_release(cluster):
+    b = sleeper(cluster, "upd", hold=True)
+    run(cluster, "scontrol", "update", "JobId=%d" % b, "TimeLimit=30", "Name=renamed")
+    rec = cluster.job(b)
+    assert rec["time_limit"] == 30 and rec["name"] == "renamed"
+    p = run(cluster, "scontrol", "update", "JobId=%d" % b, "Bogus=1", rc=1)
+    assert p.stderr == "Update of this parameter is not supported: Bogus=1\nRequest aborted\n"
+    p = run(cluster, "scontrol", "update", "JobId=99999", "TimeLimit=5", rc=1)
+    assert p.stderr == "Invalid job id specified for job 99999\n"
+    run(cluster, "scontrol", "release", str(b))
+    cluster.wait_job(b, "RUNNING")
+    c = sleeper(cluster, "held", begin_time=int(time.time()) + 3600)
+    run(cluster, "scontrol", "hold", str(c))
+    assert run(cluster, "squeue", "-h", "-j", str(c), "-o", "%r").stdout in (
+        "JobHeldAdmin\n", "JobHeldUser\n")
+    p = run(cluster, "scontrol", "hold", "99999", rc=1)
+    assert p.stderr.startswith("Invalid job id specified for job 99999\n")
+
+
+def test_scontrol_hostlists_need_no_controller(tmp_path):
+    # A configuration that points nowhere: these subcommands must not care.
+    from conftest import BIN, need
+    import subprocess
+    need("scontrol")
+    env = dict(os.environ, SLURM_CONF=str(tmp_path / "missing.conf"))
+    run_ = lambda *a: subprocess.run([str(BIN / "scontrol")] + list(a), capture_output=True,
+                                     text=True, env=env)
+    assert run_("show", "hostnames", "n[1-3],a").stdout == "n1\nn2\nn3\na\n"
+    assert run_("show", "hostlist", "n3,n1,n2").stdout == "n[3,1-2]\n"
+    assert run_("show", "hostlistsorted", "n3,n1,n2").stdout == "n[1-3]\n"
+    assert run_("version").stdout == "slurm 22.05.8\n"
+    p = run_("ping")
+    assert p.returncode == 1
+
+
+def test_scancel_ids_filters_and_exit_codes(cluster):
+    a = sleeper(cluster, "victim")
+    cluster.wait_job(a, "RUNNING")
+    run(cluster, "scancel", str(a))
+    cluster.wait_job(a, "CANCELLED")
+    # an already finished job is not an error with the default SIGKILL
+    assert run(cluster, "scancel", str(a)).stderr == ""
+    p = run(cluster, "scancel", "99999", rc=1)
+    assert p.stderr == "scancel: error: Kill job error on job id 99999: Invalid job id specified\n"
+    p = run(cluster, "scancel", "abc", rc=1)
+    assert p.stderr == "scancel: error: Invalid job id abc\n"
+    p = run(cluster, "scancel", rc=1)
+    assert p.stderr == "scancel: error: No job identification provided\n"
+    # filters combine with AND
+    held = sleeper(cluster, "keep", hold=True)
+    gone = sleeper(cluster, "drop", hold=True)
+    run(cluster, "scancel", "-t", "PENDING", "-n", "drop")
+    cluster.wait_job(gone, "CANCELLED")
+    assert cluster.state_of(cluster.job(held)) == "PENDING"
+    p = run(cluster, "scancel", "-v", "-u", cluster.user, "-n", "nomatch")
+    assert "No active jobs match ALL job filters" in p.stderr
+    # a signal, not a cancel
+    s = sleeper(cluster, "signalled")
+    cluster.wait_job(s, "RUNNING")
+    p = run(cluster, "scancel", "-v", "-s", "USR1", str(s))
+    assert p.stderr == "scancel: Signal 10 to job %d\n" % s
+    p = run(cluster, "scancel", "-s", "BOGUS", str(s), rc=1)
+    assert p.stderr == "Unknown job signal: BOGUS\n"
+    run(cluster, "scancel", "-u", cluster.user)
+    cluster.wait_job(held, "CANCELLED")
