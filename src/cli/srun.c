@@ -175,7 +175,8 @@ static long srun_count(srun_t *s, const char *opt, const char *v)
     return n;
 }
 
-/* Options given on the command line; returns the index of the command. */
+/* Options given on the command line (one case per option, hence the length);
+ * the command and its arguments start at the first non-option. */
 static void srun_parse(srun_t *s, int argc, char **argv)
 {
     srun_opts_t *o = &s->o;
