@@ -23,6 +23,7 @@ static const err_entry_t err_table[] = {
     {LOOM_ETOOBIG, "LOOM_ETOOBIG", "Size limit exceeded"},
     {LOOM_ECONFIG, "LOOM_ECONFIG", "Invalid configuration"},
     {LOOM_EINTERNAL, "LOOM_EINTERNAL", "Internal error"},
+    {LOOM_EUSAGE, "LOOM_EUSAGE", "Invalid command line usage"},
     {LOOM_EPROTO, "LOOM_EPROTO", "Malformed message"},
     {LOOM_EFRAME_TOOBIG, "LOOM_EFRAME_TOOBIG", "Message too large"},
     {LOOM_EFRAME_TRUNC, "LOOM_EFRAME_TRUNC", "Message truncated"},

@@ -26,6 +26,7 @@ enum {
     LOOM_ETOOBIG,       /* a size or count over its limit */
     LOOM_ECONFIG,       /* invalid configuration */
     LOOM_EINTERNAL,     /* a bug: should not happen */
+    LOOM_EUSAGE,        /* command-line usage: unknown option, missing argument */
     /* Wire protocol (docs/proto/rpc.md §Errors). */
     LOOM_EPROTO = 1100, /* malformed message */
     LOOM_EFRAME_TOOBIG, /* frame over the configured maximum */
