@@ -717,29 +717,70 @@ static void srun_loop(srun_t *s)
     free(owner);
 }
 
-/* Highest task exit code, 128+signal for a signalled task; Slurm's messages. */
+/* What srun reports for a task status; "" for a clean exit. */
+static void srun_status_text(int status, loom_sbuf_t *out)
+{
+    if (WIFEXITED(status) && WEXITSTATUS(status))
+        loom_sbuf_addf(out, "Exited with exit code %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        loom_sbuf_addf(out, "%s%s", strsignal(WTERMSIG(status)),
+                       WCOREDUMP(status) ? " (core dumped)" : "");
+}
+
+/* Slurm's lines: tasks with the same status share one, "tasks 0-3,7: ...". */
+static void srun_report(srun_t *s)
+{
+    bool *said = loom_xcalloc(s->ntasks_here ? s->ntasks_here : 1, sizeof(*said));
+    for (size_t i = 0; i < s->ntasks_here; i++) {
+        if (said[i])
+            continue;
+        loom_sbuf_t text = LOOM_SBUF_INIT, ranks = LOOM_SBUF_INIT;
+        srun_status_text(s->tasks[i].status, &text);
+        size_t n = 0;
+        for (size_t k = i; k < s->ntasks_here && text.len; k++) {
+            if (said[k] || s->tasks[k].status != s->tasks[i].status)
+                continue;
+            size_t end = k; /* a run of consecutive ranks */
+            while (end + 1 < s->ntasks_here && !said[end + 1] &&
+                   s->tasks[end + 1].status == s->tasks[i].status)
+                said[end++] = true;
+            said[end] = true;
+            loom_sbuf_addf(&ranks, "%s%u", n ? "," : "", (unsigned)s->tasks[k].rank);
+            if (end > k)
+                loom_sbuf_addf(&ranks, "-%u", (unsigned)s->tasks[end].rank);
+            n += end - k + 1;
+            k = end;
+        }
+        if (text.len)
+            loom_cli_error(&s->cli, "%s: task%s %s: %s", s->node_name, n > 1 ? "s" : "",
+                           loom_sbuf_str(&ranks), loom_sbuf_str(&text));
+        loom_sbuf_free(&text);
+        loom_sbuf_free(&ranks);
+    }
+    free(said);
+}
+
+/* Highest task exit code, 128+signal for a signalled task. */
 static int srun_result(srun_t *s, int *status)
 {
     int rc = 0;
+    bool signalled = false;
     *status = 0;
+    srun_report(s);
     for (size_t i = 0; i < s->ntasks_here; i++) {
-        const srun_task_t *t = &s->tasks[i];
-        int code = 0;
-        if (WIFEXITED(t->status) && WEXITSTATUS(t->status)) {
-            code = WEXITSTATUS(t->status);
-            loom_cli_error(&s->cli, "%s: task %u: Exited with exit code %d", s->node_name,
-                           (unsigned)t->rank, code);
-        } else if (WIFSIGNALED(t->status)) {
-            code = 128 + WTERMSIG(t->status);
-            loom_cli_error(&s->cli, "%s: task %u: %s%s", s->node_name, (unsigned)t->rank,
-                           strsignal(WTERMSIG(t->status)),
-                           WCOREDUMP(t->status) ? " (core dumped)" : "");
-        }
+        int st = s->tasks[i].status, code = 0;
+        if (WIFEXITED(st))
+            code = WEXITSTATUS(st);
+        else if (WIFSIGNALED(st))
+            code = 128 + WTERMSIG(st);
+        signalled |= WIFSIGNALED(st);
         if (code > rc) {
             rc = code;
-            *status = t->status;
+            *status = st;
         }
     }
+    if (signalled)
+        loom_cli_info(&s->cli, "Force Terminated StepId=%u.%u", s->job_id, s->step_id);
     return rc;
 }
 

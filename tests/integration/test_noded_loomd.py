@@ -447,6 +447,7 @@ def test_srun_in_batch(node):
             "echo rc=$?\n"
             "srun bash -c 'exit 3'\necho rc=$?\n"
             "srun bash -c 'kill -9 $$'\necho rc=$?\n"
+            "srun -n 4 bash -c 'exit $((SLURM_PROCID == 2 ? 5 : 2))'\necho rc=$?\n"
             "srun --export=NONE /usr/bin/env | grep -c '^PATH=' ; true\n")
         env = [f"PATH={BUILD / 'bin'}:{os.environ['PATH']}", f"SLURM_CONF={node.conf}"]
         node.ctld.request("job.launch", job=node.job(15, script, env=env))
@@ -457,9 +458,13 @@ def test_srun_in_batch(node):
         assert sorted(lines[:2]) == ["0: rank=0 step=0 local=0 gpus=1 ntasks=2 port=set",
                                      "1: rank=1 step=0 local=1 gpus=1 ntasks=2 port=set"], out
         assert lines[2:] == ["rc=0", "srun: error: n1: task 0: Exited with exit code 3", "rc=3",
-                             "srun: error: n1: task 0: Killed", "rc=137", "0"], out
-        assert [m["ntasks"] for m in unix.steps] == [2, 1, 1, 1]
-        assert [m["exit_code"] for m in unix.completed] == [0, 3 << 8, 9, 0]
+                             "srun: error: n1: task 0: Killed",
+                             "srun: Force Terminated StepId=15.2", "rc=137",
+                             "srun: error: n1: tasks 0-1,3: Exited with exit code 2",
+                             "srun: error: n1: task 2: Exited with exit code 5", "rc=5",
+                             "0"], out
+        assert [m["ntasks"] for m in unix.steps] == [2, 1, 1, 4, 1]
+        assert [m["exit_code"] for m in unix.completed] == [0, 3 << 8, 9, 5 << 8, 0]
     finally:
         unix.close()
 
