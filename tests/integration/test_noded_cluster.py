@@ -173,5 +173,5 @@ def test_srun_tasks_and_exit_code(cluster):
     lines = output(cluster, job_id).splitlines()
     assert sorted(lines[:2]) == ["0: 0/2 step=0", "1: 1/2 step=0"], lines
     assert "rc=7" in lines, lines
-    assert any("task 0: Exited with exit code 7" in l for l in lines), lines
+    assert "srun: error: %s: tasks 0-1: Exited with exit code 7" % rec["nodes"] in lines, lines
     assert cluster.state_of(rec) == "COMPLETED"
