@@ -53,8 +53,11 @@ static int h_jobs_enqueue(ctld_t *c, ctld_job_t *job, loom_err_t *err)
     json_t *ev =
         json_pack("{s:s, s:o}", "ev", "job.submit", "job", ctld_job_record(c, job, CTLD_REC_FULL));
     int rc = ctld_commit(c, ev, err);
-    if (rc == 0)
-        ctld_sched_submitted(c, ctld_job_find(c, id));
+    if (rc == 0) {
+        ctld_job_t *added = ctld_job_find(c, id);
+        ctld_job_rec_cache(c, added);
+        ctld_sched_submitted(c, added);
+    }
     return rc < 0 ? rc : (int)id;
 }
 
@@ -105,9 +108,7 @@ static void h_jobs_add_rec(ctld_t *c, ctld_job_t *job, bool steps, loom_sbuf_t *
         json_decref(rec);
         return;
     }
-    size_t len;
-    const char *text = ctld_job_rec_text(c, job, &len);
-    loom_sbuf_addn(out, text, len);
+    ctld_job_rec_write(c, job, out);
 }
 
 /* The reply text is assembled from cached records: no per-request serialisation. */

@@ -21,31 +21,38 @@
 
 /* ---- reading the description ------------------------------------------- */
 
-/* The first of two spellings that is present (jobopt keys, or scontrol's). */
-static const json_t *desc_get(const json_t *d, const char *k1, const char *k2)
+/* The first present of the '|'-separated spellings: jobopt's keys
+ * (messages.md §2) first, then short aliases. */
+static const json_t *desc_get(const json_t *d, const char *keys)
 {
-    const json_t *v = json_object_get(d, k1);
-    if (!v && k2)
-        v = json_object_get(d, k2);
-    return json_is_null(v) ? NULL : v;
+    char key[64];
+    for (const char *k = keys; *k;) {
+        size_t n = strcspn(k, "|");
+        snprintf(key, sizeof(key), "%.*s", (int)n, k);
+        const json_t *v = json_object_get(d, key);
+        if (v && !json_is_null(v))
+            return v;
+        k += n + (k[n] == '|');
+    }
+    return NULL;
 }
 
-static const char *desc_str(const json_t *d, const char *k1, const char *k2)
+static const char *desc_str(const json_t *d, const char *keys)
 {
-    const char *s = json_string_value(desc_get(d, k1, k2));
+    const char *s = json_string_value(desc_get(d, keys));
     return s && *s ? s : NULL;
 }
 
-static char *desc_dup(const json_t *d, const char *k1, const char *k2)
+static char *desc_dup(const json_t *d, const char *keys)
 {
-    const char *s = desc_str(d, k1, k2);
+    const char *s = desc_str(d, keys);
     return s ? loom_xstrdup(s) : NULL;
 }
 
 /* A count: integer or decimal text. 0 when absent; -1 when malformed. */
-static int64_t desc_int(const json_t *d, const char *k1, const char *k2)
+static int64_t desc_int(const json_t *d, const char *keys)
 {
-    const json_t *v = desc_get(d, k1, k2);
+    const json_t *v = desc_get(d, keys);
     if (!v)
         return 0;
     if (json_is_integer(v))
@@ -58,9 +65,9 @@ static int64_t desc_int(const json_t *d, const char *k1, const char *k2)
     return -1;
 }
 
-static bool desc_bool(const json_t *d, const char *k1, const char *k2, bool dflt)
+static bool desc_bool(const json_t *d, const char *keys, bool dflt)
 {
-    const json_t *v = desc_get(d, k1, k2);
+    const json_t *v = desc_get(d, keys);
     if (json_is_boolean(v))
         return json_is_true(v);
     if (json_is_integer(v))
@@ -71,10 +78,9 @@ static bool desc_bool(const json_t *d, const char *k1, const char *k2, bool dflt
 }
 
 /* Memory: integer MiB or a size text. *set false when absent. */
-static int desc_mem(const json_t *d, const char *k1, const char *k2, uint64_t *mib, bool *set,
-                    loom_err_t *err)
+static int desc_mem(const json_t *d, const char *keys, uint64_t *mib, bool *set, loom_err_t *err)
 {
-    const json_t *v = desc_get(d, k1, k2);
+    const json_t *v = desc_get(d, keys);
     *set = v != NULL;
     if (!v)
         return 0;
@@ -84,24 +90,21 @@ static int desc_mem(const json_t *d, const char *k1, const char *k2, uint64_t *m
     }
     if (json_is_string(v) && loom_mem_parse_mib(json_string_value(v), mib, NULL) == 0)
         return 0;
-    return loom_errf(err, -LOOM_EINVAL_MEM, "invalid memory size for '%s'", k1);
+    return loom_errf(err, -LOOM_EINVAL_MEM, "invalid memory size for '%s'", keys);
 }
 
 /* Time limit: integer minutes (-1 infinite) or a time text. *set false when absent. */
-static int desc_time(const json_t *d, const char *k1, const char *k2, int64_t *mins, bool *set,
-                     loom_err_t *err)
+static int desc_time(const json_t *d, const char *keys, int64_t *mins, bool *set, loom_err_t *err)
 {
-    const json_t *v = desc_get(d, k1, k2);
+    const json_t *v = desc_get(d, keys);
     *set = v != NULL;
     if (!v)
         return 0;
     if (json_is_integer(v) && json_integer_value(v) >= -1) {
         *mins = json_integer_value(v);
     } else if (!json_is_string(v) || loom_time_parse_mins(json_string_value(v), mins, NULL) < 0) {
-        return loom_errf(err, -LOOM_EINVAL_TIME, "invalid time limit for '%s'", k1);
+        return loom_errf(err, -LOOM_EINVAL_TIME, "invalid time limit for '%s'", keys);
     }
-    if (*mins == 0) /* --time=0: no limit of its own (the partition's still applies) */
-        *mins = -1;
     return 0;
 }
 
@@ -140,8 +143,11 @@ static int desc_parse_gres(ctld_t *c, ctld_job_t *job, loom_err_t *err)
     loom_gres_list_free(&job->gpus_list);
     if (job->gres && loom_gres_parse(job->gres, &job->gres_list, err) < 0)
         return loom_errf(err, -LOOM_EINVAL_GRES, "invalid --gres '%s'", job->gres);
-    if (job->gpus && loom_gres_parse_gpus(job->gpus, &job->gpus_list, err) < 0)
+    if (job->gpus && loom_gres_parse(job->gpus, &job->gpus_list, err) < 0)
         return loom_errf(err, -LOOM_EINVAL_GRES, "invalid --gpus '%s'", job->gpus);
+    for (size_t i = 0; i < job->gpus_list.n; i++)
+        if (strcmp(job->gpus_list.v[i].name, "gpu") != 0)
+            return loom_errf(err, -LOOM_EINVAL_GRES, "only GPUs can be requested per job");
     for (size_t i = 0; i < job->gres_list.n; i++)
         if (!desc_gres_type_known(c, job->gres_list.v[i].name))
             return loom_errf(err, -LOOM_EINVAL_GRES, "GRES '%s' is not in GresTypes",
@@ -348,7 +354,7 @@ int ctld_job_check_fit(ctld_t *c, ctld_job_t *job, loom_err_t *err)
 
 static int desc_partition(ctld_t *c, const json_t *d, ctld_job_t *job, loom_err_t *err)
 {
-    const char *name = desc_str(d, "partition", NULL);
+    const char *name = desc_str(d, "partition");
     if (!name) {
         if (!c->default_part)
             return loom_errf(err, -LOOM_EINVAL_PARTITION,
@@ -373,7 +379,7 @@ static int desc_partition(ctld_t *c, const json_t *d, ctld_job_t *job, loom_err_
 /* -N: "2", "1-3" or min_nodes/max_nodes integers. */
 static int desc_nodes(const json_t *d, ctld_job_t *job, bool *given, loom_err_t *err)
 {
-    const json_t *v = desc_get(d, "nodes", "min_nodes");
+    const json_t *v = desc_get(d, "minimum_nodes|nodes|min_nodes");
     int64_t lo = 1, hi = 0;
     *given = v != NULL;
     if (json_is_integer(v)) {
@@ -388,7 +394,7 @@ static int desc_nodes(const json_t *d, ctld_job_t *job, bool *given, loom_err_t 
     } else if (v) {
         lo = -1;
     }
-    int64_t mx = desc_int(d, "max_nodes", NULL);
+    int64_t mx = desc_int(d, "maximum_nodes|max_nodes");
     if (mx > 0)
         hi = mx;
     if (lo < 1 || (hi && hi < lo) || hi > UINT32_MAX)
@@ -404,10 +410,15 @@ static int desc_counts(const json_t *d, ctld_job_t *job, loom_err_t *err)
     int rc = desc_nodes(d, job, &nodes_given, err);
     if (rc < 0)
         return rc;
-    int64_t ntasks = desc_int(d, "ntasks", "num_tasks");
-    int64_t tpn = desc_int(d, "ntasks_per_node", NULL);
-    int64_t cpt = desc_int(d, "cpus_per_task", NULL);
-    int64_t mincpus = desc_int(d, "min_cpus", "num_cpus");
+    int64_t ntasks = desc_int(d, "tasks|ntasks|num_tasks");
+    int64_t tpn = desc_int(d, "tasks_per_node|ntasks_per_node");
+    int64_t cpt = desc_int(d, "cpus_per_task");
+    int64_t mincpus = desc_int(d, "min_cpus|num_cpus");
+    int64_t per_node = desc_int(d, "minimum_cpus_per_node");
+    if (per_node > 0 && mincpus >= 0)
+        mincpus = per_node * (job->min_nodes ? job->min_nodes : 1) > mincpus
+                      ? per_node * (job->min_nodes ? job->min_nodes : 1)
+                      : mincpus;
     if (ntasks < 0 || tpn < 0 || cpt < 0 || mincpus < 0 || ntasks > UINT32_MAX || tpn > 65535 ||
         cpt > 65535 || mincpus > UINT32_MAX)
         return loom_errf(err, -LOOM_EINVAL_TASKS, "invalid task or CPU count");
@@ -434,9 +445,9 @@ static int desc_memory(ctld_t *c, const json_t *d, ctld_job_t *job, loom_err_t *
 {
     uint64_t node = 0, cpu = 0;
     bool node_set, cpu_set;
-    int rc = desc_mem(d, "mem_per_node", "mem", &node, &node_set, err);
+    int rc = desc_mem(d, "memory_per_node|mem_per_node|mem", &node, &node_set, err);
     if (rc == 0)
-        rc = desc_mem(d, "mem_per_cpu", NULL, &cpu, &cpu_set, err);
+        rc = desc_mem(d, "memory_per_cpu|mem_per_cpu", &cpu, &cpu_set, err);
     if (rc < 0)
         return rc;
     const loom_conf_part_t *p = job->part->cfg;
@@ -464,18 +475,20 @@ static int desc_times(ctld_t *c, const json_t *d, ctld_job_t *job, int64_t now, 
 {
     bool set;
     int64_t mins = -1;
-    int rc = desc_time(d, "time_limit", "time", &mins, &set, err);
+    int rc = desc_time(d, "time_limit|time", &mins, &set, err);
     if (rc < 0)
         return rc;
     const loom_conf_part_t *p = job->part->cfg;
     if (!set)
         mins =
             desc_secs_to_mins(p->default_time != LOOM_CONF_NOT_SET ? p->default_time : p->max_time);
+    else if (mins == 0) /* --time=0: no limit of its own; the partition's applies */
+        mins = desc_secs_to_mins(p->max_time);
     job->time_limit = mins;
     int64_t tmin = 0;
-    rc = desc_time(d, "time_min", NULL, &tmin, &set, err);
+    rc = desc_time(d, "time_minimum|time_min", &tmin, &set, err);
     job->time_min = set && tmin > 0 ? tmin : 0;
-    int64_t begin = desc_int(d, "begin_time", "begin");
+    int64_t begin = desc_int(d, "begin_time|begin");
     job->begin_time = begin > now ? begin : 0;
     job->submit_time = now;
     return rc;
@@ -483,63 +496,77 @@ static int desc_times(ctld_t *c, const json_t *d, ctld_job_t *job, int64_t now, 
 
 static void desc_strings(const json_t *d, ctld_job_t *job)
 {
-    job->name = desc_dup(d, "name", "job_name");
+    job->name = desc_dup(d, "name|job_name");
     if (!job->name)
         job->name = loom_xstrdup("sbatch");
-    job->account = desc_dup(d, "account", NULL);
-    job->qos = desc_dup(d, "qos", NULL);
-    job->comment = desc_dup(d, "comment", NULL);
-    job->work_dir = desc_dup(d, "work_dir", "chdir");
+    job->account = desc_dup(d, "account");
+    job->qos = desc_dup(d, "qos");
+    job->comment = desc_dup(d, "comment");
+    job->work_dir = desc_dup(d, "current_working_directory|work_dir|chdir");
     if (!job->work_dir)
         job->work_dir = loom_xstrdup("/");
-    job->command = desc_dup(d, "command", "script_path");
-    job->std_out = desc_dup(d, "std_out", "output");
-    job->std_err = desc_dup(d, "std_err", "error");
-    job->std_in = desc_dup(d, "std_in", "input");
-    job->features = desc_dup(d, "constraint", "features");
-    job->req_nodes = desc_dup(d, "nodelist", "req_nodes");
-    job->exc_nodes = desc_dup(d, "exclude", "exc_nodes");
-    job->dependency = desc_dup(d, "dependency", NULL);
-    job->submit_host = desc_dup(d, "submit_host", "alloc_node");
-    job->mail_type = desc_dup(d, "mail_type", NULL);
-    job->mail_user = desc_dup(d, "mail_user", NULL);
+    job->command = desc_dup(d, "command|script_path");
+    job->std_out = desc_dup(d, "standard_output|std_out|output");
+    job->std_err = desc_dup(d, "standard_error|std_err|error");
+    job->std_in = desc_dup(d, "standard_input|std_in|input");
+    job->features = desc_dup(d, "constraints|constraint|features");
+    job->req_nodes = desc_dup(d, "required_nodes|nodelist|req_nodes");
+    job->exc_nodes = desc_dup(d, "excluded_nodes|exclude|exc_nodes");
+    job->dependency = desc_dup(d, "dependency");
+    job->submit_host = desc_dup(d, "submit_host|alloc_node");
+    job->mail_type = desc_dup(d, "mail_type");
+    job->mail_user = desc_dup(d, "mail_user");
 }
 
+/* "gres/gpu:a100:2,gres/shard:1" (TRES form) to "gpu:a100:2,shard:1" (--gres form). */
+static void desc_strip_gres(const char *s, loom_sbuf_t *out)
+{
+    loom_strv_t items = LOOM_STRV_INIT;
+    loom_strv_split(&items, s, ",");
+    for (size_t i = 0; i < items.n; i++) {
+        const char *it = items.v[i];
+        if (strncmp(it, "gres/", 5) == 0)
+            it += 5;
+        loom_sbuf_addf(out, "%s%s", out->len ? "," : "", it);
+    }
+    loom_strv_free(&items);
+}
+
+/* GRES per node (job->gres) and GPUs per job (job->gpus), both in --gres
+ * form: jobopt sends tres_per_node / tres_per_job / tres_per_task; the short
+ * keys gres, gpus, gpus_per_node, gpus_per_task are accepted too. */
 static void desc_gpus(const json_t *d, ctld_job_t *job)
 {
-    /* --gpus-per-node=[type:]N is a per-node GRES; --gpus-per-task scales --gpus. */
-    const char *gres = desc_str(d, "gres", "tres_per_node");
-    const char *gpn = desc_str(d, "gpus_per_node", NULL);
-    if (gres && strncmp(gres, "gres/", 5) == 0)
-        gres += 5;
-    if (gpn) {
-        loom_sbuf_t sb = LOOM_SBUF_INIT;
-        if (gres)
-            loom_sbuf_addf(&sb, "%s,", gres);
-        loom_sbuf_addf(&sb, "gpu:%s", gpn);
-        job->gres = loom_sbuf_detach(&sb);
-    } else {
-        job->gres = gres ? loom_xstrdup(gres) : NULL;
-    }
-    job->gpus = desc_dup(d, "gpus", "tres_per_job");
-    const char *gpt = desc_str(d, "gpus_per_task", NULL);
-    if (!job->gpus && gpt) {
+    loom_sbuf_t node = LOOM_SBUF_INIT, per_job = LOOM_SBUF_INIT;
+    const char *s;
+    if ((s = desc_str(d, "tres_per_node|gres")))
+        desc_strip_gres(s, &node);
+    if ((s = desc_str(d, "gpus_per_node")))
+        loom_sbuf_addf(&node, "%sgpu:%s", node.len ? "," : "", s);
+    if ((s = desc_str(d, "tres_per_job")))
+        desc_strip_gres(s, &per_job);
+    else if ((s = desc_str(d, "gpus")))
+        loom_sbuf_addf(&per_job, "gpu:%s", s);
+    const char *gpt = desc_str(d, "tres_per_task|gpus_per_task");
+    if (!per_job.len && gpt) {
+        /* --gpus-per-task=N: N per task, as many in all as there are tasks. */
+        const char *num = strrchr(gpt, ':') ? strrchr(gpt, ':') + 1 : gpt;
         char *end;
-        unsigned long n = strtoul(gpt, &end, 10);
-        loom_sbuf_t sb = LOOM_SBUF_INIT;
-        if (!*end)
-            loom_sbuf_addf(&sb, "%lu", n * job->ntasks);
-        else
-            loom_sbuf_add(&sb, gpt);
-        job->gpus = loom_sbuf_detach(&sb);
+        unsigned long n = strtoul(num, &end, 10);
+        if (!*end && n)
+            loom_sbuf_addf(&per_job, "gpu:%lu", n * job->ntasks);
     }
+    job->gres = node.len ? loom_sbuf_detach(&node) : NULL;
+    job->gpus = per_job.len ? loom_sbuf_detach(&per_job) : NULL;
+    loom_sbuf_free(&node);
+    loom_sbuf_free(&per_job);
 }
 
 static json_t *desc_env(const json_t *d, const json_t *body)
 {
-    const json_t *v = desc_get(d, "env", "environment");
+    const json_t *v = desc_get(d, "environment|env");
     if (!v)
-        v = desc_get(body, "env", NULL);
+        v = desc_get(body, "env");
     if (json_is_array(v))
         return json_deep_copy(v);
     json_t *arr = json_array();
@@ -563,7 +590,7 @@ static void desc_identity(ctld_t *c, const json_t *d, const ctld_peer_t *peer, c
     job->gid = peer->gid;
     /* Security: only a peer holding the cluster key may submit for someone else. */
     if (peer->role == LOOM_ROLE_NODE) {
-        int64_t uid = desc_int(d, "user_id", NULL), gid = desc_int(d, "group_id", NULL);
+        int64_t uid = desc_int(d, "user_id"), gid = desc_int(d, "group_id");
         if (uid > 0)
             job->uid = (uint32_t)uid;
         if (gid > 0)
@@ -577,7 +604,7 @@ static void desc_identity(ctld_t *c, const json_t *d, const ctld_peer_t *peer, c
 static int desc_policy(ctld_t *c, const json_t *d, const ctld_peer_t *peer, ctld_job_t *job,
                        loom_err_t *err)
 {
-    int64_t nice = desc_int(d, "nice", NULL);
+    int64_t nice = desc_int(d, "nice");
     if (nice < -2147483645 || nice > 2147483645)
         return loom_errf(err, -LOOM_ERANGE, "invalid nice value");
     /* Security: only administrators may raise priority (negative nice, --priority). */
@@ -585,18 +612,20 @@ static int desc_policy(ctld_t *c, const json_t *d, const ctld_peer_t *peer, ctld
     if (nice < 0 && !admin)
         return loom_errf(err, -LOOM_EACCESS, "only administrators may set a negative nice");
     job->nice = (int32_t)nice;
-    int64_t prio = desc_int(d, "priority", NULL);
+    const char *top = desc_str(d, "priority");
+    int64_t prio =
+        top && strcasecmp(top, "TOP") == 0 ? (int64_t)CTLD_PRIO_TOP : desc_int(d, "priority");
     if (prio > 0 && !admin)
         return loom_errf(err, -LOOM_EACCESS, "only administrators may set a priority");
     job->prio_base = prio > 0 ? (uint32_t)prio : 0; /* 0: from the counter at insert */
-    job->hold = desc_bool(d, "hold", NULL, false) ? 'u' : 0;
-    job->requeue = desc_bool(d, "requeue", NULL, c->conf->job_requeue != 0) &&
-                   !desc_bool(d, "no_requeue", NULL, false);
-    const json_t *ex = desc_get(d, "exclusive", NULL);
+    job->hold = desc_bool(d, "hold", false) ? 'u' : 0;
+    job->requeue =
+        desc_bool(d, "requeue", c->conf->job_requeue != 0) && !desc_bool(d, "no_requeue", false);
+    const json_t *ex = desc_get(d, "exclusive");
     job->exclusive = json_is_string(ex) ? strcmp(json_string_value(ex), "user") != 0 &&
                                               strcmp(json_string_value(ex), "mcs") != 0
-                                        : desc_bool(d, "exclusive", NULL, false);
-    job->contiguous = desc_bool(d, "contiguous", NULL, false);
+                                        : desc_bool(d, "exclusive", false);
+    job->contiguous = desc_bool(d, "contiguous", false);
     return 0;
 }
 

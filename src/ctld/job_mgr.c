@@ -273,10 +273,8 @@ void ctld_job_touch(ctld_job_t *job)
 
 void ctld_job_set_reason(ctld_job_t *job, const char *reason)
 {
-    if (job->reason == reason || strcmp(job->reason, reason) == 0)
-        return;
+    /* The reason is not part of the cached record text (job_rec.c). */
     job->reason = reason;
-    ctld_job_touch(job);
 }
 
 const char *ctld_reason_intern(const char *s)

@@ -55,31 +55,36 @@ typedef struct {
     size_t off;
     char kind;
     bool full_only;
+    bool zero_absent; /* left out of job.info records when 0 (the readers' default) */
 } rec_int_t;
 
 #define I(k, f, kd, fo)                                                                            \
     {                                                                                              \
-        k, offsetof(ctld_job_t, f), kd, fo                                                         \
+        k, offsetof(ctld_job_t, f), kd, fo, false                                                  \
+    }
+#define IZ(k, f, kd, fo)                                                                           \
+    {                                                                                              \
+        k, offsetof(ctld_job_t, f), kd, fo, true                                                   \
     }
 static const rec_int_t rec_ints[] = {
     I("user_id", uid, 'u', false),
     I("group_id", gid, 'u', false),
     I("priority", priority, 'u', false),
-    I("nice", nice, 'n', false),
+    IZ("nice", nice, 'n', false),
     I("submit_time", submit_time, 'i', false),
     I("start_time", start_time, 'i', false),
     I("end_time", end_time, 'i', false),
-    I("suspend_time", suspend_time, 'i', false),
+    IZ("suspend_time", suspend_time, 'i', false),
     I("time_limit", time_limit, 'i', false),
-    I("time_min", time_min, 'i', false),
+    IZ("time_min", time_min, 'i', false),
     I("num_tasks", ntasks, 'u', false),
     I("cpus_per_task", cpus_per_task, 'u', false),
-    I("ntasks_per_node", ntasks_per_node, 'u', false),
+    IZ("ntasks_per_node", ntasks_per_node, 'u', false),
     I("exit_code", exit_code, 'd', false),
-    I("derived_exit_code", derived_exit_code, 'd', false),
-    I("restart_cnt", restart_cnt, 'u', false),
+    IZ("derived_exit_code", derived_exit_code, 'd', false),
+    IZ("restart_cnt", restart_cnt, 'u', false),
     I("min_nodes", min_nodes, 'u', true),
-    I("max_nodes", max_nodes, 'u', false),
+    IZ("max_nodes", max_nodes, 'u', false),
     I("min_cpus", min_cpus, 'u', false),
     I("begin_time", begin_time, 'i', true),
     I("prio_base", prio_base, 'u', true),
@@ -87,6 +92,7 @@ static const rec_int_t rec_ints[] = {
     I("state_word", state, 'u', true),
 };
 #undef I
+#undef IZ
 
 static int64_t rec_int_get(const ctld_job_t *job, const rec_int_t *f)
 {
@@ -345,8 +351,8 @@ static json_t *rec_steps(const ctld_job_t *job)
     return arr;
 }
 
-/* Times as squeue and scontrol expect them for the job's state. */
-static void rec_times(const ctld_job_t *job, json_t *rec)
+/* When the job could first start (0 while held or waiting on a dependency). */
+static int64_t rec_eligible(const ctld_job_t *job)
 {
     bool pending = loom_job_base(job->state) == LOOM_JOB_PENDING;
     int64_t eligible = job->eligible_time ? job->eligible_time : job->submit_time;
@@ -354,7 +360,13 @@ static void rec_times(const ctld_job_t *job, json_t *rec)
         eligible = 0;
     if (pending && job->begin_time > eligible)
         eligible = job->begin_time;
-    json_object_set_new(rec, "eligible_time", json_integer(eligible));
+    return eligible;
+}
+
+/* Start and end times as squeue and scontrol expect them for the job's state. */
+static void rec_times(const ctld_job_t *job, json_t *rec)
+{
+    bool pending = loom_job_base(job->state) == LOOM_JOB_PENDING;
     if (pending && job->begin_time)
         json_object_set_new(rec, "start_time", json_integer(job->begin_time));
     if (!pending && job->end_time == 0 && job->start_time && job->time_limit >= 0)
@@ -379,21 +391,21 @@ static void rec_fields(const ctld_job_t *job, json_t *rec, bool full)
         if (s && (full || !rec_strs[i].full_only))
             json_object_set_new(rec, rec_strs[i].key, json_string(s));
     }
-    for (size_t i = 0; i < sizeof(rec_ints) / sizeof(rec_ints[0]); i++)
-        if (full || !rec_ints[i].full_only)
-            json_object_set_new(rec, rec_ints[i].key,
-                                json_integer((json_int_t)rec_int_get(job, &rec_ints[i])));
+    for (size_t i = 0; i < sizeof(rec_ints) / sizeof(rec_ints[0]); i++) {
+        const rec_int_t *f = &rec_ints[i];
+        int64_t v = rec_int_get(job, f);
+        if ((full || !f->full_only) && (full || v || !f->zero_absent))
+            json_object_set_new(rec, f->key, json_integer((json_int_t)v));
+    }
 }
 
-json_t *ctld_job_record(const ctld_t *c, const ctld_job_t *job, unsigned flags)
+/* Everything but job_id, state, reason and eligible_time, which change
+ * often and are written around the cached text (ctld_job_rec_write). */
+static json_t *rec_base(const ctld_t *c, const ctld_job_t *job, bool full)
 {
-    bool full = flags & CTLD_REC_FULL;
     json_t *rec = json_object();
-    json_object_set_new(rec, "job_id", json_integer(job->id));
     rec_fields(job, rec, full);
     json_object_set_new(rec, "partition", json_string(job->part->cfg->name));
-    json_object_set_new(rec, "state", rec_state_list(job->state));
-    json_object_set_new(rec, "reason", json_string(job->reason));
     if (job->hold)
         json_object_set_new(rec, "hold", json_string(job->hold == 'a' ? "admin" : "user"));
     json_object_set_new(rec, "num_nodes",
@@ -402,16 +414,29 @@ json_t *ctld_job_record(const ctld_t *c, const ctld_job_t *job, unsigned flags)
     json_object_set_new(rec, "num_cpus",
                         json_integer(job->alloc.nnodes ? job->alloc.ncpus : job->min_cpus));
     json_object_set_new(rec, "requeue", json_boolean(job->requeue));
-    json_object_set_new(rec, "exclusive", json_boolean(job->exclusive));
+    if (job->exclusive || full)
+        json_object_set_new(rec, "exclusive", json_boolean(job->exclusive));
     json_object_set_new(rec, "batch_flag", json_integer(1));
     rec_memory(c, job, rec);
     rec_times(job, rec);
     rec_tres(c, job, rec);
     if (job->alloc.nnodes)
         json_object_set_new(rec, "alloc", ctld_alloc_to_json(c, &job->alloc));
+    return rec;
+}
+
+json_t *ctld_job_record(const ctld_t *c, const ctld_job_t *job, unsigned flags)
+{
+    bool full = flags & CTLD_REC_FULL;
+    json_t *rec = rec_base(c, job, full);
+    json_object_set_new(rec, "job_id", json_integer(job->id));
+    json_object_set_new(rec, "state", rec_state_list(job->state));
+    json_object_set_new(rec, "reason", json_string(job->reason));
+    json_object_set_new(rec, "eligible_time", json_integer(rec_eligible(job)));
     if (flags & CTLD_REC_STEPS)
         json_object_set_new(rec, "steps", rec_steps(job));
     if (full) {
+        json_object_set_new(rec, "eligible_time", json_integer(job->eligible_time));
         json_object_set_new(rec, "mem_whole", json_boolean(job->mem_whole));
         json_object_set_new(rec, "ntasks_set", json_boolean(job->ntasks_set));
         json_object_set_new(rec, "contiguous", json_boolean(job->contiguous));
@@ -422,16 +447,47 @@ json_t *ctld_job_record(const ctld_t *c, const ctld_job_t *job, unsigned flags)
     return rec;
 }
 
-const char *ctld_job_rec_text(const ctld_t *c, ctld_job_t *job, size_t *len)
+/* The state list as JSON text, kept with the job until its state changes. */
+static const char *rec_state_text(ctld_job_t *job)
 {
-    if (!job->rec_text) {
-        json_t *rec = ctld_job_record(c, job, 0);
-        job->rec_text = json_dumps(rec, JSON_COMPACT);
-        job->rec_len = job->rec_text ? strlen(job->rec_text) : 0;
-        json_decref(rec);
+    if (job->state_text[0] && job->state_text_word == job->state)
+        return job->state_text;
+    loom_strv_t names = LOOM_STRV_INIT;
+    loom_job_state_list(job->state, &names);
+    size_t off = 0;
+    off += (size_t)snprintf(job->state_text, sizeof(job->state_text), "[");
+    for (size_t i = 0; i < names.n && off < sizeof(job->state_text); i++)
+        off += (size_t)snprintf(job->state_text + off, sizeof(job->state_text) - off, "%s\"%s\"",
+                                i ? "," : "", names.v[i]);
+    if (off < sizeof(job->state_text))
+        snprintf(job->state_text + off, sizeof(job->state_text) - off, "]");
+    loom_strv_free(&names);
+    job->state_text_word = job->state;
+    return job->state_text;
+}
+
+void ctld_job_rec_cache(const ctld_t *c, ctld_job_t *job)
+{
+    if (job->rec_text)
+        return;
+    json_t *rec = rec_base(c, job, false);
+    job->rec_text = json_dumps(rec, JSON_COMPACT);
+    job->rec_len = job->rec_text ? strlen(job->rec_text) : 0;
+    json_decref(rec);
+}
+
+void ctld_job_rec_write(const ctld_t *c, ctld_job_t *job, loom_sbuf_t *out)
+{
+    ctld_job_rec_cache(c, job);
+    /* Reasons are Slurm's fixed names (no quotes or backslashes to escape). */
+    loom_sbuf_addf(out, "{\"job_id\":%u,\"state\":%s,\"reason\":\"%s\",\"eligible_time\":%lld",
+                   job->id, rec_state_text(job), job->reason, (long long)rec_eligible(job));
+    if (job->rec_len > 2) {
+        loom_sbuf_addc(out, ',');
+        loom_sbuf_addn(out, job->rec_text + 1, job->rec_len - 1);
+    } else {
+        loom_sbuf_addc(out, '}');
     }
-    *len = job->rec_len;
-    return job->rec_text ? job->rec_text : "";
 }
 
 /* ---- reading a FULL record back ------------------------------------------ */

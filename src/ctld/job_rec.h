@@ -8,9 +8,13 @@
  *    CTLD_REC_STEPS adds the running steps (squeue -s);
  *  - ctld_job_from_record(): a job from a FULL record (journal replay,
  *    snapshot), with its scheduling request rebuilt;
- *  - ctld_job_rec_text(): the job.info record as compact JSON text, cached in
+ *  - ctld_job_rec_write(): the job.info record as compact JSON text. All but
+ *    the fields that change often (state, reason, eligible_time) is cached in
  *    the job until it changes (ctld_job_touch), so that listing 10,000 jobs
- *    is a concatenation, not 10,000 serialisations.
+ *    is a concatenation, not 10,000 serialisations; a scheduling pass that
+ *    only changes reasons invalidates nothing. Zero-valued optional integers
+ *    (nice, restart_cnt, ...) are left out of job.info records: 0 is what
+ *    readers assume for an absent key.
  * Allocations travel as messages.md's per-node list:
  *   {"node":"n1","cpus":[0,1],"mem":4096,"tasks":2,"gres":[{"name":"gpu","type":"h100","index":[0]}]}
  */
@@ -26,8 +30,11 @@ enum {
 
 json_t *ctld_job_record(const ctld_t *c, const ctld_job_t *job, unsigned flags);
 int ctld_job_from_record(ctld_t *c, const json_t *rec, ctld_job_t **out, loom_err_t *err);
-/* The cached job.info text (no steps); valid until the job changes. */
-const char *ctld_job_rec_text(const ctld_t *c, ctld_job_t *job, size_t *len);
+/* Build the cached part of the job.info text now (done at submission, so
+ * that the first squeue after a burst of submissions does not pay for it). */
+void ctld_job_rec_cache(const ctld_t *c, ctld_job_t *job);
+/* Append the job.info record (no steps) as JSON text. */
+void ctld_job_rec_write(const ctld_t *c, ctld_job_t *job, loom_sbuf_t *out);
 
 /* Set fields named by record keys (a job.update event's "set"), then rebuild
  * the scheduling request. */

@@ -344,6 +344,37 @@ static void test_pass_stops_early(void **state)
     cluster_fini(fresh, 4);
 }
 
+/* A job that needs down nodes does not block its partition; one waiting for
+ * running jobs does. */
+static void test_pass_nodes_unavailable(void **state)
+{
+    loom_sched_node_t nodes[4];
+    cluster_init(nodes);
+    nodes[3].usable = false;
+    loom_sched_req_t four = {.min_nodes = 4};
+    loom_sched_req_t one = {.min_nodes = 1};
+    loom_sched_alloc_t a = {0};
+    assert_int_equal(loom_sched_try_place(nodes, 4, &four, LOOM_SCHED_IGNORE_ALLOC, &a), -ENOSPC);
+    assert_int_equal(loom_sched_try_place(nodes, 4, &four, LOOM_SCHED_IGNORE_USED, &a), 0);
+    loom_sched_alloc_fini(&a);
+    loom_sched_job_t jobs[] = {
+        {.job_id = 1, .priority = 9, .req = &four},
+        {.job_id = 2, .priority = 8, .req = &one},
+    };
+    loom_sched_result_t res[2];
+    loom_sched_pass_opts_t o = {.nparts = 1};
+    assert_int_equal(loom_sched_pass(nodes, 4, jobs, 2, &o, res), 2);
+    assert_int_equal(res[0].verdict, LOOM_SCHED_NODES_UNAVAILABLE);
+    assert_int_equal(res[1].verdict, LOOM_SCHED_STARTED);
+    /* Allocations do not count for IGNORE_ALLOC: a busy usable node still fits. */
+    loom_sched_req_t whole = {.min_nodes = 1, .ntasks = 4};
+    loom_sched_alloc_t b = {0};
+    assert_int_equal(loom_sched_try_place(nodes, 4, &whole, LOOM_SCHED_IGNORE_ALLOC, &b), 0);
+    loom_sched_alloc_fini(&b);
+    loom_sched_alloc_fini(&res[1].alloc);
+    cluster_fini(nodes, 4);
+}
+
 static void test_alloc_copy(void **state)
 {
     loom_sched_node_t nodes[4];
@@ -373,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_random_never_overcommit),
         cmocka_unit_test(test_pass_order_and_block),
         cmocka_unit_test(test_pass_stops_early),
+        cmocka_unit_test(test_pass_nodes_unavailable),
         cmocka_unit_test(test_alloc_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
