@@ -72,25 +72,28 @@ void loom_noded_jobs_free(loom_noded_t *n)
         jobs_remove(n, n->jobs);
 }
 
-static void jobs_path(const loom_noded_t *n, uint32_t id, const char *file, char *out, size_t size)
+static void jobs_path(const loom_noded_t *n, uint32_t id, uint32_t run, const char *file, char *out,
+                      size_t size)
 {
-    if (file)
-        snprintf(out, size, "%s/job%u/%s", n->spool, (unsigned)id, file);
+    char dir[64];
+    if (run)
+        snprintf(dir, sizeof(dir), "job%u.%u", (unsigned)id, (unsigned)run);
     else
-        snprintf(out, size, "%s/job%u", n->spool, (unsigned)id);
+        snprintf(dir, sizeof(dir), "job%u", (unsigned)id);
+    snprintf(out, size, "%s/%s%s%s", n->spool, dir, file ? "/" : "", file ? file : "");
 }
 
 /* Remove a job dir whose supervisor is gone. */
-static void jobs_remove_dir(const loom_noded_t *n, uint32_t id)
+static void jobs_remove_dir(const loom_noded_t *n, uint32_t id, uint32_t run)
 {
     static const char *const files[] = {"stepd.sock",    "script",          "spec.json",
                                         "spec.json.tmp", "status.json.tmp", "status.json"};
     char path[4096];
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-        jobs_path(n, id, files[i], path, sizeof(path));
+        jobs_path(n, id, run, files[i], path, sizeof(path));
         unlink(path);
     }
-    jobs_path(n, id, NULL, path, sizeof(path));
+    jobs_path(n, id, run, NULL, path, sizeof(path));
     if (rmdir(path) < 0 && errno != ENOENT)
         loom_error("cannot remove %s: %s", path, strerror(errno));
 }
@@ -106,7 +109,7 @@ static void jobs_set_end(loom_noded_job_t *job, int status, int64_t end, const c
 static int jobs_read_status(const loom_noded_t *n, loom_noded_job_t *job, pid_t *stepd_pid)
 {
     char path[4096];
-    jobs_path(n, job->job_id, "status.json", path, sizeof(path));
+    jobs_path(n, job->job_id, job->run, "status.json", path, sizeof(path));
     json_t *st = json_load_file(path, 0, NULL);
     if (!st)
         return -ENOENT;
@@ -124,10 +127,10 @@ static bool jobs_pid_alive(pid_t pid)
 }
 
 /* Does a supervisor answer on the job's stepd.sock? (local, so blocking is fine) */
-static bool jobs_stepd_alive(const loom_noded_t *n, uint32_t id)
+static bool jobs_stepd_alive(const loom_noded_t *n, uint32_t id, uint32_t run)
 {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
-    jobs_path(n, id, "stepd.sock", a.sun_path, sizeof(a.sun_path));
+    jobs_path(n, id, run, "stepd.sock", a.sun_path, sizeof(a.sun_path));
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return false;
@@ -173,7 +176,7 @@ static void jobs_acked(loom_noded_t *n, loom_noded_job_t *job)
         jobs_reply(job->stepd, job->stepd_req, 0, NULL);
         jobs_remove(n, job);
     } else if (job->orphan) {
-        jobs_remove_dir(n, job->job_id);
+        jobs_remove_dir(n, job->job_id, job->run);
         jobs_remove(n, job);
     }
     /* else: a supervisor that has not reported yet will collect the ack */
@@ -259,14 +262,21 @@ static void jobs_stepd_done(loom_noded_t *n, loom_conn_t *c, json_t *msg)
         jobs_reply(c, msg, -LOOM_EPROTO, "stepd.done needs a job_id");
         return;
     }
+    uint32_t run = (uint32_t)json_integer_value(json_object_get(msg, "run"));
     loom_noded_job_t *job = jobs_find(n, (uint32_t)id);
+    if (job && job->run != run) {
+        jobs_reply(c, msg, 0, NULL); /* an earlier run: the controller is past it */
+        return;
+    }
     if (job && job->state == LOOM_NJOB_ACKED) {
         jobs_reply(c, msg, 0, NULL);
         jobs_remove(n, job);
         return;
     }
-    if (!job)
+    if (!job) {
         job = jobs_add(n, (uint32_t)id, LOOM_NJOB_DONE);
+        job->run = run;
+    }
     if (job->state == LOOM_NJOB_RUNNING || job->state == LOOM_NJOB_DONE)
         jobs_set_end(job, (int)json_integer_value(json_object_get(msg, "exit_code")),
                      (int64_t)json_integer_value(json_object_get(msg, "end_time")),
@@ -363,7 +373,7 @@ void loom_noded_reap(loom_noded_t *n)
             if (j->state == LOOM_NJOB_RUNNING || !j->stepd)
                 jobs_lost_stepd(n, j);
             if (j->state == LOOM_NJOB_ACKED && j->orphan) {
-                jobs_remove_dir(n, j->job_id);
+                jobs_remove_dir(n, j->job_id, j->run);
                 jobs_remove(n, j);
             }
             break;
@@ -379,11 +389,11 @@ void loom_noded_jobs_tick(loom_noded_t *n)
         if (j->stepd_pid || j->stepd)
             continue; /* our child (SIGCHLD tells), or connected */
         pid_t pid = 0;
-        if (j->state == LOOM_NJOB_RUNNING && !jobs_stepd_alive(n, j->job_id)) {
+        if (j->state == LOOM_NJOB_RUNNING && !jobs_stepd_alive(n, j->job_id, j->run)) {
             jobs_lost_stepd(n, j);
         } else if (j->state == LOOM_NJOB_ACKED &&
                    (jobs_read_status(n, j, &pid) < 0 || !jobs_pid_alive(pid))) {
-            jobs_remove_dir(n, j->job_id);
+            jobs_remove_dir(n, j->job_id, j->run);
             jobs_remove(n, j);
         }
     }
@@ -391,20 +401,26 @@ void loom_noded_jobs_tick(loom_noded_t *n)
 
 /* ------------------------------------------------------------------- scan */
 
-static void jobs_scan_one(loom_noded_t *n, uint32_t id)
+static void jobs_scan_one(loom_noded_t *n, uint32_t id, uint32_t run)
 {
     char path[4096];
     pid_t pid = 0;
-    jobs_path(n, id, "spec.json", path, sizeof(path));
+    jobs_path(n, id, run, "spec.json", path, sizeof(path));
     if (access(path, F_OK) < 0) {
-        jobs_remove_dir(n, id); /* what a supervisor left while removing it */
+        jobs_remove_dir(n, id, run); /* what a supervisor left while removing it */
         return;
     }
+    loom_noded_job_t *old = jobs_find(n, id);
+    if (old && old->run > run)
+        return; /* an older run's dir: its supervisor cleans it */
+    if (old)
+        jobs_remove(n, old);
     loom_noded_job_t *job = jobs_add(n, id, LOOM_NJOB_RUNNING);
+    job->run = run;
     if (jobs_read_status(n, job, &pid) == 0) {
         job->state = LOOM_NJOB_DONE;
         job->orphan = !jobs_pid_alive(pid);
-    } else if (!jobs_stepd_alive(n, id)) {
+    } else if (!jobs_stepd_alive(n, id, run)) {
         loom_error("the supervisor of job %u is gone and left no status", id);
         jobs_set_end(job, JOBS_FAILED_STATUS, (int64_t)time(NULL), "launch_failed");
         job->state = LOOM_NJOB_DONE;
@@ -422,11 +438,14 @@ void loom_noded_scan(loom_noded_t *n)
     struct dirent *e;
     while ((e = readdir(d))) {
         char *end;
+        unsigned long run = 0;
         if (strncmp(e->d_name, "job", 3) != 0)
             continue;
         unsigned long id = strtoul(e->d_name + 3, &end, 10);
-        if (*end == '\0' && id > 0 && id <= UINT32_MAX)
-            jobs_scan_one(n, (uint32_t)id);
+        if (*end == '.')
+            run = strtoul(end + 1, &end, 10);
+        if (*end == '\0' && id > 0 && id <= UINT32_MAX && run <= UINT32_MAX)
+            jobs_scan_one(n, (uint32_t)id, (uint32_t)run);
     }
     closedir(d);
 }
@@ -446,13 +465,14 @@ static json_t *jobs_node_section(const loom_noded_t *n)
                      (json_int_t)n->conf->kill_wait);
 }
 
-/* <spool>/job<id>/spec.json (tmp + rename: a scan never sees half of it). */
-static int jobs_write_spec(const loom_noded_t *n, uint32_t id, json_t *job, loom_err_t *err)
+/* <spool>/job<id>[.<run>]/spec.json (tmp + rename: a scan never sees half of it). */
+static int jobs_write_spec(const loom_noded_t *n, uint32_t id, uint32_t run, json_t *job,
+                           loom_err_t *err)
 {
     char dir[4096], tmp[4096], path[4096];
-    jobs_path(n, id, NULL, dir, sizeof(dir));
-    jobs_path(n, id, "spec.json.tmp", tmp, sizeof(tmp));
-    jobs_path(n, id, "spec.json", path, sizeof(path));
+    jobs_path(n, id, run, NULL, dir, sizeof(dir));
+    jobs_path(n, id, run, "spec.json.tmp", tmp, sizeof(tmp));
+    jobs_path(n, id, run, "spec.json", path, sizeof(path));
     /* Root: users may reach their script inside, but not list the dir. */
     if (mkdir(dir, geteuid() == 0 ? 0711 : 0700) < 0 && errno != EEXIST)
         return loom_errf(err, -errno, "cannot create %s: %s", dir, strerror(errno));
@@ -467,10 +487,10 @@ static int jobs_write_spec(const loom_noded_t *n, uint32_t id, json_t *job, loom
     return 0;
 }
 
-static int jobs_spawn(const loom_noded_t *n, uint32_t id, pid_t *pid, loom_err_t *err)
+static int jobs_spawn(const loom_noded_t *n, uint32_t id, uint32_t run, pid_t *pid, loom_err_t *err)
 {
     char dir[4096];
-    jobs_path(n, id, NULL, dir, sizeof(dir));
+    jobs_path(n, id, run, NULL, dir, sizeof(dir));
     char *argv[16];
     int i = 0;
     argv[i++] = n->stepd_exe;
@@ -504,24 +524,41 @@ static int jobs_spawn(const loom_noded_t *n, uint32_t id, pid_t *pid, loom_err_t
     return 0;
 }
 
+/* An entry for the same job from an earlier run (requeue) gives way. */
+static bool jobs_launched_already(loom_noded_t *n, uint32_t id, uint32_t run)
+{
+    loom_noded_job_t *old = jobs_find(n, id);
+    if (old && old->run == run)
+        return true;
+    if (old) {
+        loom_info("job %u: run %u replaces run %u", id, run, old->run);
+        jobs_remove(n, old);
+    }
+    return false;
+}
+
 void loom_noded_job_launch(loom_noded_t *n, loom_conn_t *conn, json_t *req)
 {
     json_t *job = json_object_get(req, "job");
     json_int_t id = json_integer_value(json_object_get(job, "job_id"));
+    uint32_t run = (uint32_t)json_integer_value(json_object_get(job, "restart_cnt"));
     loom_err_t err = {0};
     pid_t pid = 0;
     int rc = 0;
     if (id <= 0 || id > UINT32_MAX || !json_is_string(json_object_get(job, "script")))
         rc = loom_errf(&err, -LOOM_EPROTO, "job.launch needs job.job_id and job.script");
-    else if (jobs_find(n, (uint32_t)id))
+    else if (jobs_launched_already(n, (uint32_t)id, run))
         loom_info("job %lld is already here; launch ignored", (long long)id);
-    else if ((rc = jobs_write_spec(n, (uint32_t)id, job, &err)) == 0 &&
-             (rc = jobs_spawn(n, (uint32_t)id, &pid, &err)) == 0)
-        jobs_add(n, (uint32_t)id, LOOM_NJOB_RUNNING)->stepd_pid = pid;
+    else if ((rc = jobs_write_spec(n, (uint32_t)id, run, job, &err)) == 0 &&
+             (rc = jobs_spawn(n, (uint32_t)id, run, &pid, &err)) == 0) {
+        loom_noded_job_t *j = jobs_add(n, (uint32_t)id, LOOM_NJOB_RUNNING);
+        j->stepd_pid = pid;
+        j->run = run;
+    }
     if (rc < 0) {
         loom_error("launch of job %lld failed: %s", (long long)id, err.msg);
         if (id > 0 && id <= UINT32_MAX && !jobs_find(n, (uint32_t)id))
-            jobs_remove_dir(n, (uint32_t)id);
+            jobs_remove_dir(n, (uint32_t)id, run);
     } else {
         loom_verbose("launched job %lld (supervisor pid %d)", (long long)id, (int)pid);
     }
@@ -536,7 +573,7 @@ typedef struct loom_noded_kill {
     loom_conn_t *from; /* the controller connection that asked */
     uint64_t serial;
     json_t *req;
-    uint32_t job_id;
+    uint32_t job_id, run;
     int tries;
     uv_timer_t timer;
     loom_conn_t *stepd;
@@ -631,7 +668,7 @@ static void jobs_kill_connected(void *arg, loom_conn_t *c, int status)
 static void jobs_kill_try(jobs_kill_t *k)
 {
     char path[4096];
-    jobs_path(k->n, k->job_id, "stepd.sock", path, sizeof(path));
+    jobs_path(k->n, k->job_id, k->run, "stepd.sock", path, sizeof(path));
     loom_conn_opts_t o = {.on_close = jobs_kill_stepd_closed, .arg = k};
     loom_conn_pipe_connect(k->n->loop, path, &o, jobs_kill_connected, k);
 }
@@ -664,6 +701,7 @@ void loom_noded_job_kill(loom_noded_t *n, loom_conn_t *conn, json_t *req)
     k->serial = jobs_serial_of(n, conn);
     k->req = json_incref(req);
     k->job_id = (uint32_t)id;
+    k->run = job->run;
     uv_timer_init(n->loop, &k->timer);
     k->timer.data = k;
     k->next = n->kills;

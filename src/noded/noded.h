@@ -11,7 +11,8 @@
  * on its node port (authenticated frames only) and on <spool>/loomd.sock
  * for its step supervisors.
  *
- * Jobs. Each job.launch gets a job dir <spool>/job<id>/ with spec.json and a
+ * Jobs. Each job.launch gets a job dir <spool>/job<id>/ (job<id>.<n> for the
+ * n-th requeued run, so a new run never meets the old one's files) with spec.json and a
  * loomstepd (posix_spawn) that outlives loomd. The job table holds what this
  * node still has to report:
  *   RUNNING   the supervisor runs the script
@@ -48,6 +49,7 @@ typedef enum {
 
 typedef struct loom_noded_job {
     uint32_t job_id;
+    uint32_t run; /* restart_cnt: a requeued run gets its own job dir */
     loom_njob_state_t state;
     pid_t stepd_pid; /* our child, or 0 (after a restart) */
     int exit_code;   /* wait status */

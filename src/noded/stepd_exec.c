@@ -134,7 +134,10 @@ static int stepd_open_stdio(loom_stepd_t *s, stepd_child_t *ch, uint32_t index, 
     loom_sbuf_t in = LOOM_SBUF_INIT;
     const char *in_pat = stepd_jstr(s->job, "std_in");
     loom_fpattern_expand(in_pat ? in_pat : "/dev/null", &fp, &in);
-    bool append = json_is_true(json_object_get(s->node, "job_file_append"));
+    /* A requeued run appends, so the earlier runs' output stays (as slurmctld
+     * sets open_mode on requeue); --open-mode and JobFileAppend otherwise. */
+    bool append = json_is_true(json_object_get(s->node, "job_file_append")) ||
+                  json_integer_value(json_object_get(s->job, "restart_cnt")) > 0;
     const char *mode = stepd_jstr(json_object_get(s->job, "desc"), "open_mode");
     if (mode)
         append = strcmp(mode, "append") == 0;

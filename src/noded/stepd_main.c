@@ -144,9 +144,11 @@ static void stepd_loomd_connected(void *arg, loom_conn_t *c, int status)
         return;
     }
     s->loomd = c;
-    json_t *req = json_pack("{s:i, s:s, s:i, s:I, s:i, s:I, s:s}", "v", LOOM_PROTO_VERSION, "type",
-                            "stepd.done", "id", 0, "job_id", (json_int_t)s->job_id, "exit_code",
-                            s->status, "end_time", (json_int_t)s->end_time, "reason", s->reason);
+    json_t *req =
+        json_pack("{s:i, s:s, s:i, s:I, s:i, s:I, s:s, s:I}", "v", LOOM_PROTO_VERSION, "type",
+                  "stepd.done", "id", 0, "job_id", (json_int_t)s->job_id, "exit_code", s->status,
+                  "end_time", (json_int_t)s->end_time, "reason", s->reason, "run",
+                  json_integer_value(json_object_get(s->job, "restart_cnt")));
     if (loom_conn_request(c, req, stepd_acked, s) < 0)
         stepd_retry(s); /* the close callback already ran */
     json_decref(req);

@@ -4,6 +4,7 @@ script, distinct GPUs for concurrent jobs, the batch environment, the time
 limit and cancel lines, and a loomd restarted while a job runs.
 """
 import os
+import re
 import shutil
 import signal
 import time
@@ -175,3 +176,19 @@ def test_srun_tasks_and_exit_code(cluster):
     assert "rc=7" in lines, lines
     assert "srun: error: %s: tasks 0-1: Exited with exit code 7" % rec["nodes"] in lines, lines
     assert cluster.state_of(rec) == "COMPLETED"
+
+
+def test_requeue_runs_again_and_appends(cluster):
+    script = "#!/bin/bash\necho run ${SLURM_RESTART_COUNT:-0}\nsleep 3\n"
+    job_id = submit(cluster, script)
+    wait_output(cluster, job_id, "run 0")
+    reply = cluster.rpc("job.requeue", job_ids=[job_id])
+    assert reply["rc"] == 0, reply
+    wait_output(cluster, job_id, "run 1", timeout=60)
+    rec = cluster.wait_job(job_id, "COMPLETED", timeout=60)
+    assert rec.get("restart_cnt") == 1
+    lines = output(cluster, job_id).splitlines()
+    assert lines[0] == "run 0" and lines[2] == "run 1" and len(lines) == 3, lines
+    # The first run's node wrote it (the second may run elsewhere).
+    assert re.match(r"slurmstepd-(\S+): error: \*\*\* JOB %d ON \1 CANCELLED AT \S+ "
+                    r"DUE TO JOB REQUEUE \*\*\*$" % job_id, lines[1]), lines
