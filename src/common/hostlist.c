@@ -99,7 +99,22 @@ void loom_hostlist_destroy(loom_hostlist_t *hl)
     free(hl);
 }
 
-static int hostlist_parse_num(const char *s, size_t len, uint64_t *v);
+/* Parse the digits s[0..len) (1..HOSTLIST_MAX_DIGITS of them, a value that
+ * fits in 64 bits) into *v. */
+static int hostlist_parse_num(const char *s, size_t len, uint64_t *v)
+{
+    if (len == 0 || len > HOSTLIST_MAX_DIGITS)
+        return -1;
+    uint64_t x = 0;
+    for (size_t i = 0; i < len; i++) {
+        uint64_t d = (uint64_t)(s[i] - '0');
+        if (!hostlist_is_digit(s[i]) || x > (UINT64_MAX - d) / 10)
+            return -1;
+        x = x * 10 + d;
+    }
+    *v = x;
+    return 0;
+}
 
 /* Where the number of a plain name starts: its trailing digits, when they
  * make a number hostlist_parse_num accepts; else its length. */
@@ -205,23 +220,6 @@ static hostlist_seg_t *hostlist_item_add_seg(hostlist_item_t *item, const char *
     seg->lit = lit;
     seg->litlen = len;
     return seg;
-}
-
-/* Parse the digits s[0..len) (1..HOSTLIST_MAX_DIGITS of them, a value that
- * fits in 64 bits) into *v. */
-static int hostlist_parse_num(const char *s, size_t len, uint64_t *v)
-{
-    if (len == 0 || len > HOSTLIST_MAX_DIGITS)
-        return -1;
-    uint64_t x = 0;
-    for (size_t i = 0; i < len; i++) {
-        uint64_t d = (uint64_t)(s[i] - '0');
-        if (!hostlist_is_digit(s[i]) || x > (UINT64_MAX - d) / 10)
-            return -1;
-        x = x * 10 + d;
-    }
-    *v = x;
-    return 0;
 }
 
 /* Parse one "lo" or "lo-hi" of a bracket group (s[0..len)). */
