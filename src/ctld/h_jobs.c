@@ -45,7 +45,8 @@ static int h_jobs_enqueue(ctld_t *c, ctld_job_t *job, loom_err_t *err)
     if (!id)
         return err->code;
     job->id = id;
-    if (!job->prio_base)
+    bool admin_prio = job->prio_base != 0; /* may go ahead of older jobs */
+    if (!admin_prio)
         job->prio_base = ctld_job_next_prio(c);
     job->priority = job->hold ? 0 : job->prio_base;
     job->eligible_time = job->submit_time;
@@ -56,7 +57,7 @@ static int h_jobs_enqueue(ctld_t *c, ctld_job_t *job, loom_err_t *err)
     if (rc == 0) {
         ctld_job_t *added = ctld_job_find(c, id);
         ctld_job_rec_cache(c, added);
-        ctld_sched_submitted(c, added);
+        ctld_sched_submitted(c, added, admin_prio);
     }
     return rc < 0 ? rc : (int)id;
 }

@@ -310,11 +310,11 @@ void ctld_sched_trigger(ctld_t *c, bool full)
     uv_timer_start(&s->timer, sched_timer_cb, CTLD_SCHED_MIN_GAP_MS, 0);
 }
 
-void ctld_sched_submitted(ctld_t *c, ctld_job_t *job)
+void ctld_sched_submitted(ctld_t *c, ctld_job_t *job, bool ahead)
 {
     ctld_vec_push(&c->sched.fresh, job);
     /* An admin-set priority may put it ahead of older jobs: look at everything. */
-    ctld_sched_trigger(c, job->prio_base != 0);
+    ctld_sched_trigger(c, ahead);
 }
 
 void ctld_sched_node_up(ctld_t *c, ctld_node_t *n)

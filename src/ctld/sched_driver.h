@@ -37,8 +37,9 @@ void ctld_sched_fini(ctld_t *c);
 
 /* Run a pass soon; full: resources were freed or priorities/states changed. */
 void ctld_sched_trigger(ctld_t *c, bool full);
-/* A new pending job (an incremental pass will look at it). */
-void ctld_sched_submitted(ctld_t *c, ctld_job_t *job);
+/* A new pending job (an incremental pass will look at it); ahead: its
+ * priority may exceed older jobs' (then the pass looks at every job). */
+void ctld_sched_submitted(ctld_t *c, ctld_job_t *job, bool ahead);
 /* A node registered. */
 void ctld_sched_node_up(ctld_t *c, ctld_node_t *n);
 /* Run a pass now (tests, and the timer). */
