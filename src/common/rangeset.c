@@ -244,8 +244,6 @@ static void rangeset_push(rangeset_parse_t *ps, uint32_t lo, uint32_t hi)
 static int rangeset_parse_item(rangeset_parse_t *ps, const char *s, size_t len)
 {
     const char *dash = memchr(s, '-', len), *colon = memchr(s, ':', len);
-    if (len == 0)
-        return rangeset_fail(ps, -LOOM_EPARSE, "empty item", s, 0);
     if (colon && (!dash || colon < dash))
         return rangeset_fail(ps, -LOOM_EPARSE, "step without a range in", s, len);
     const char *hs = dash ? dash + 1 : s;
@@ -255,7 +253,8 @@ static int rangeset_parse_item(rangeset_parse_t *ps, const char *s, size_t len)
     if (rc == 0)
         rc = rangeset_parse_num(ps, hs, (size_t)(he - hs), s, len, ps->max, &hi);
     if (rc == 0 && colon) {
-        rc = rangeset_parse_num(ps, colon + 1, (size_t)(s + len - colon - 1), s, len, UINT32_MAX,
+        /* Slurm bounds the step like an index (0-1000:1001 is refused). */
+        rc = rangeset_parse_num(ps, colon + 1, (size_t)(s + len - colon - 1), s, len, ps->max,
                                 &step);
         if (rc == 0 && step == 0)
             rc = rangeset_fail(ps, -LOOM_EPARSE, "zero step in", s, len);
@@ -273,21 +272,23 @@ static int rangeset_parse_item(rangeset_parse_t *ps, const char *s, size_t len)
     return 0;
 }
 
-/* Parse the item list s[0..len) into ps->set (canonical on success). */
+/* Parse the item list s[0..len) into ps->set (canonical on success). Empty
+ * items are skipped, as sbatch does ("1,,3", "1,2,"), but some index must be
+ * named. */
 static int rangeset_parse_list(rangeset_parse_t *ps, const char *s, size_t len)
 {
-    if (len == 0)
-        return rangeset_fail(ps, -LOOM_EPARSE, "no indexes", s, 0);
     const char *end = s + len;
     for (const char *p = s; p <= end;) {
         const char *e = memchr(p, ',', (size_t)(end - p));
         if (!e)
             e = end;
-        int rc = rangeset_parse_item(ps, p, (size_t)(e - p));
+        int rc = e > p ? rangeset_parse_item(ps, p, (size_t)(e - p)) : 0;
         if (rc < 0)
             return rc;
         p = e + 1;
     }
+    if (ps->set.n == 0)
+        return rangeset_fail(ps, -LOOM_EPARSE, "no indexes", s, 0);
     rangeset_normalize(&ps->set);
     return 0;
 }

@@ -13,10 +13,14 @@
  * costs O(log ranges) or O(ranges), never O(indexes): "0-99999" is one range.
  * A step ("0-15:4") adds one singleton per index it names.
  *
- * Grammar: items separated by ','; an item is N, N-M or N-M:S (S >= 1);
- * numbers are decimal digits only, each index <= max. No whitespace, no empty
- * items, no reversed ranges. Duplicates and overlaps are merged. On error the
- * output set is untouched and err names the bad item.
+ * Grammar: items separated by ','; an item is N, N-M or N-M:S (1 <= S <=
+ * max); numbers are decimal digits only, each index <= max. Empty items are
+ * skipped as sbatch does ("1,,3", "1,2,"), but some index must be named. No
+ * whitespace or signs, no reversed ranges. Duplicates and overlaps are
+ * merged. On error the output set is untouched and err names the bad item.
+ * (Checked against sbatch 22.05, whose strtol-based parser also takes " 1",
+ * "+1", "0-9%" and "0-9%2%3", runs "," as a job without an array and "%2"
+ * as index 0; Loom refuses those.)
  *
  * A loom_rangeset_t is a value: zero-initialise (LOOM_RANGESET_INIT) or call
  * loom_rangeset_init(); loom_rangeset_free() releases it (accepts NULL).

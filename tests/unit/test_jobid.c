@@ -1,4 +1,11 @@
-/* test_jobid.c - job and step identifiers (CLI_SPEC §0.5). */
+/*
+ * test_jobid.c - job and step identifiers (CLI_SPEC §0.5).
+ *
+ * Checked against Slurm 22.05's scontrol hold: it takes 15, 0015, 15_4 and
+ * 15_[0-1], and says "Invalid job id specified" for 0, 4294967295, 15x, 15_
+ * and 15_x (steps, "_*" and "+1" it refuses only because hold does not act
+ * on them). Slurm also takes " 15" and "15 "; Loom wants callers to trim.
+ */
 #include "common/jobid.h"
 
 #include <setjmp.h>

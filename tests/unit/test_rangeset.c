@@ -1,6 +1,10 @@
 /*
  * test_rangeset.c - integer range sets: job array specs (CLI_SPEC §1 --array)
  * and squeue's bracket form.
+ *
+ * Which specs are accepted, the sets they give and the bracket forms were
+ * checked against Slurm 22.05 (sbatch --array with MaxArraySize=1001, then
+ * squeue -o %i / scontrol show job); differences are noted in rangeset.h.
  */
 #include "common/rangeset.h"
 
@@ -48,6 +52,15 @@ static const struct {
     {"0-99%0", 1000, "0-99", 100, 0},
     {"1%4294967295", 1000, "1", 1, 4294967295u},
     {"0-4294967295", 4294967295u, "0-4294967295", 4294967296ull, 0},
+    {"1,,3", 1000, "1,3", 2, 0},
+    {"1,", 1000, "1", 1, 0},
+    {",1", 1000, "1", 1, 0},
+    {"1,3,%2", 1000, "1,3", 2, 2},
+    {"0-1000:1000", 1000, "0,1000", 2, 0},
+    {"0-1000:999", 1000, "0,999", 2, 0},
+    {"00-3", 1000, "0-3", 4, 0},
+    {"1-3,2-5", 1000, "1-5", 5, 0},
+    {"5-5", 1000, "5", 1, 0},
 };
 
 static void test_rangeset_good(void **state)
@@ -81,10 +94,14 @@ static const struct {
     const char *msg_has;
 } bad[] = {
     {"", 1000, "no indexes"},
+    {",", 1000, "no indexes"},
+    {",,", 1000, "no indexes"},
     {"%8", 1000, "no indexes"},
-    {"1,,3", 1000, "empty item"},
-    {"1,", 1000, "empty item"},
-    {",1", 1000, "empty item"},
+    {"0-1000:1001", 1000, "number over the maximum in '0-1000:1001'"},
+    {"1-3:-1", 1000, "bad character"},
+    {"0x10", 1000, "bad character"},
+    {"1e2", 1000, "bad character"},
+    {"1.5", 1000, "bad character"},
     {"5-1", 1000, "reversed range '5-1'"},
     {"1-", 1000, "missing number in '1-'"},
     {"-3", 1000, "missing number in '-3'"},
@@ -237,10 +254,10 @@ static void test_rangeset_bracket(void **state)
         const char *spec;
         const char *out;
     } cases[] = {
-        {"5-9%2", "[5-9%2]"},
-        {"1-3,5", "[1-3,5]"},
-        {"7", "[7]"},
-        {"0-15:4%3", "[0,4,8,12%3]"},
+        /* squeue -o %i of the pending array, Slurm 22.05, after its "N_". */
+        {"5-9%2", "[5-9%2]"},         {"1,3,5-9", "[1,3,5-9]"},     {"1", "[1]"},
+        {"0-15:4,1", "[0-1,4,8,12]"}, {"1-10:3%2", "[1,4,7,10%2]"}, {"0-99%0", "[0-99]"},
+        {"0-1000:1000", "[0,1000]"},  {"0-15:4%3", "[0,4,8,12%3]"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         loom_rangeset_t rs = LOOM_RANGESET_INIT;
