@@ -262,7 +262,9 @@ static int up_count_ready(loom_rpc_t *rpc)
         size_t i;
         json_array_foreach(nodes, i, n)
         {
-            const char *st = json_string_value(json_object_get(n, "state"));
+            json_t *state = json_object_get(n, "state"); /* ["IDLE","DRAIN"] */
+            const char *st =
+                json_string_value(json_is_array(state) ? json_array_get(state, 0) : state);
             if (st && strncmp(st, "UNKNOWN", 7) != 0 && strncmp(st, "DOWN", 4) != 0)
                 ready++;
         }
