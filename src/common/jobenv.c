@@ -512,6 +512,42 @@ static const char *jobenv_echo(const json_t *rec, const char *const *keys, char 
     return NULL;
 }
 
+/* "gres/gpu:[type:]N" (jobopt's TRES form) -> "[type:]N", the option's text;
+ * NULL when the string is not about GPUs. */
+static const char *jobenv_gpu_tres(const char *tres, char *buf, size_t size)
+{
+    if (!tres || strncmp(tres, "gres/gpu:", 9) != 0)
+        return tres && !strchr(tres, '/') ? tres : NULL;
+    snprintf(buf, size, "%s", tres + 9);
+    buf[strcspn(buf, ",")] = '\0';
+    return buf;
+}
+
+/* SLURM_GPUS, SLURM_GPUS_PER_NODE/TASK and SLURM_CPUS_PER_GPU echo the
+ * options: -G is tres_per_job, --gpus-per-task tres_per_task, --cpus-per-gpu
+ * cpus_per_tres ("gres/gpu:4"). tres_per_node also carries --gres, which sets
+ * no variable, so only an explicit gpus_per_node key gives SLURM_GPUS_PER_NODE. */
+static void jobenv_gpu_echoes(const json_t *desc, loom_jobenv_job_t *job)
+{
+    char tmp[24];
+    const char *v;
+    job->gpus = jobenv_echo(desc, JOBENV_KEYS("gpus"), job->echo[0], sizeof(job->echo[0]));
+    if (!job->gpus)
+        job->gpus = jobenv_gpu_tres(jobenv_jstr(desc, JOBENV_KEYS("tres_per_job")), job->echo[0],
+                                    sizeof(job->echo[0]));
+    job->gpus_per_node =
+        jobenv_echo(desc, JOBENV_KEYS("gpus_per_node"), job->echo[1], sizeof(job->echo[1]));
+    job->gpus_per_task =
+        jobenv_echo(desc, JOBENV_KEYS("gpus_per_task"), job->echo[2], sizeof(job->echo[2]));
+    if (!job->gpus_per_task)
+        job->gpus_per_task = jobenv_gpu_tres(jobenv_jstr(desc, JOBENV_KEYS("tres_per_task")),
+                                             job->echo[2], sizeof(job->echo[2]));
+    job->cpus_per_gpu = (uint32_t)jobenv_jint(desc, JOBENV_KEYS("cpus_per_gpu"));
+    v = jobenv_gpu_tres(jobenv_jstr(desc, JOBENV_KEYS("cpus_per_tres")), tmp, sizeof(tmp));
+    if (!job->cpus_per_gpu && v)
+        job->cpus_per_gpu = (uint32_t)strtoul(v, NULL, 10);
+}
+
 /* SLURM_ARRAY_TASK_COUNT/MIN/MAX/STEP from the --array spec ("0-15:4%2,20"). */
 static void jobenv_array(const char *spec, loom_jobenv_job_t *job)
 {
@@ -600,8 +636,9 @@ int loom_jobenv_job_from_json(const json_t *rec, const char *node, loom_jobenv_j
         job->nodelist = node;
     /* Requested (desc) values decide what is set; SLURM_NTASKS also when
      * --ntasks-per-node implies a count. */
-    job->ntasks = (uint32_t)jobenv_jint(desc, JOBENV_KEYS("ntasks", "num_tasks"));
-    job->ntasks_per_node = (uint32_t)jobenv_jint(desc, JOBENV_KEYS("ntasks_per_node"));
+    job->ntasks = (uint32_t)jobenv_jint(desc, JOBENV_KEYS("tasks", "ntasks", "num_tasks"));
+    job->ntasks_per_node =
+        (uint32_t)jobenv_jint(desc, JOBENV_KEYS("tasks_per_node", "ntasks_per_node"));
     if (!job->ntasks && job->ntasks_per_node) {
         uint64_t implied = (uint64_t)job->ntasks_per_node * job->num_nodes;
         job->ntasks = implied > UINT32_MAX ? UINT32_MAX : (uint32_t)implied;
@@ -609,14 +646,10 @@ int loom_jobenv_job_from_json(const json_t *rec, const char *node, loom_jobenv_j
     job->cpus_per_task = (uint32_t)jobenv_jint(desc, JOBENV_KEYS("cpus_per_task"));
     job->mem_per_node = jobenv_jint(rec, JOBENV_KEYS("mem_per_node"));
     job->mem_per_cpu = jobenv_jint(rec, JOBENV_KEYS("mem_per_cpu"));
-    job->mem_per_gpu = jobenv_jint(desc, JOBENV_KEYS("mem_per_gpu"));
-    job->cpus_per_gpu = (uint32_t)jobenv_jint(desc, JOBENV_KEYS("cpus_per_gpu"));
-    job->gpus = jobenv_echo(desc, JOBENV_KEYS("gpus"), job->echo[0], sizeof(job->echo[0]));
-    job->gpus_per_node =
-        jobenv_echo(desc, JOBENV_KEYS("gpus_per_node"), job->echo[1], sizeof(job->echo[1]));
-    job->gpus_per_task =
-        jobenv_echo(desc, JOBENV_KEYS("gpus_per_task"), job->echo[2], sizeof(job->echo[2]));
-    job->submit_dir = jobenv_jstr(rec, JOBENV_KEYS("submit_dir", "work_dir"));
+    job->mem_per_gpu = jobenv_jint(desc, JOBENV_KEYS("memory_per_gpu", "mem_per_gpu"));
+    jobenv_gpu_echoes(desc, job);
+    job->submit_dir =
+        jobenv_jstr(rec, JOBENV_KEYS("submit_dir", "work_dir", "current_working_directory"));
     job->submit_host = jobenv_jstr(rec, JOBENV_KEYS("submit_host", "alloc_node"));
     job->uid = (uint32_t)json_integer_value(json_object_get(rec, "user_id"));
     job->gid = (uint32_t)json_integer_value(json_object_get(rec, "group_id"));

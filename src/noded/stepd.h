@@ -58,6 +58,7 @@ typedef struct loom_stepd {
     uv_timer_t kill_timer;   /* SIGKILL after KillWait */
     uv_timer_t signal_timer; /* --signal before the end time */
     uv_timer_t retry_timer;  /* reporting to loomd */
+    uv_timer_t watch_timer;  /* is the job dir still there? */
     int retry_ms;
     uv_pipe_t server; /* stepd.sock */
     bool server_open;

@@ -123,16 +123,24 @@ static void stepd_fpattern_ctx(const loom_stepd_t *s, loom_fpattern_ctx_t *fp, u
     fp->work_dir = stepd_jstr(s->job, "work_dir");
 }
 
+/* A pattern from the record (std_out), else as submitted (desc standard_output). */
+static const char *stepd_pattern(const json_t *job, const char *key, const char *desc_key)
+{
+    const char *v = stepd_jstr(job, key);
+    return v ? v : stepd_jstr(json_object_get(job, "desc"), desc_key);
+}
+
 /* Open stdin, stdout and stderr of the script, as the user. */
 static int stepd_open_stdio(loom_stepd_t *s, stepd_child_t *ch, uint32_t index, loom_err_t *err)
 {
     loom_fpattern_ctx_t fp;
     stepd_fpattern_ctx(s, &fp, index);
     char *out = NULL, *errp = NULL;
-    loom_fpattern_stdio(stepd_jstr(s->job, "std_out"), stepd_jstr(s->job, "std_err"),
-                        fp.array_job_id != 0, &fp, &out, &errp);
+    loom_fpattern_stdio(stepd_pattern(s->job, "std_out", "standard_output"),
+                        stepd_pattern(s->job, "std_err", "standard_error"), fp.array_job_id != 0,
+                        &fp, &out, &errp);
     loom_sbuf_t in = LOOM_SBUF_INIT;
-    const char *in_pat = stepd_jstr(s->job, "std_in");
+    const char *in_pat = stepd_pattern(s->job, "std_in", "standard_input");
     loom_fpattern_expand(in_pat ? in_pat : "/dev/null", &fp, &in);
     /* A requeued run appends, so the earlier runs' output stays (as slurmctld
      * sets open_mode on requeue); --open-mode and JobFileAppend otherwise. */

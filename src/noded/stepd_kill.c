@@ -198,12 +198,34 @@ int loom_stepd_signal(loom_stepd_t *s, const json_t *req, loom_err_t *err)
     return 0;
 }
 
+/* --signal: the record's {"signo","secs","batch_only"}, else the submitted
+ * kill_warning_signal/_delay/_flags (jobopt's keys). */
+static void stepd_warn_signal(const loom_stepd_t *s, int *signo, int64_t *secs, bool *batch)
+{
+    json_t *sig = json_object_get(s->job, "signal"), *f;
+    json_t *desc = json_object_get(s->job, "desc");
+    *signo = (int)json_integer_value(json_object_get(sig, "signo"));
+    *secs = (int64_t)json_integer_value(json_object_get(sig, "secs"));
+    *batch = json_is_true(json_object_get(sig, "batch_only"));
+    if (*signo > 0 || !desc)
+        return;
+    *signo = (int)json_integer_value(json_object_get(desc, "kill_warning_signal"));
+    *secs = (int64_t)json_integer_value(json_object_get(desc, "kill_warning_delay"));
+    size_t i;
+    json_array_foreach(json_object_get(desc, "kill_warning_flags"), i, f)
+    {
+        if (json_is_string(f) && strcmp(json_string_value(f), "BATCH_JOB") == 0)
+            *batch = true;
+    }
+}
+
 static void stepd_signal_due(uv_timer_t *t)
 {
     loom_stepd_t *s = t->data;
-    json_t *sig = json_object_get(s->job, "signal");
-    int signo = (int)json_integer_value(json_object_get(sig, "signo"));
-    bool batch = json_is_true(json_object_get(sig, "batch_only"));
+    int signo;
+    int64_t secs;
+    bool batch;
+    stepd_warn_signal(s, &signo, &secs, &batch);
     loom_info("stepd job %u: sending signal %d (--signal) to the %s", s->job_id, signo,
               batch ? "batch shell" : "job steps");
     loom_stepd_deliver(s, signo, batch ? LOOM_STEPD_BATCH : LOOM_STEPD_STEPS);
@@ -211,9 +233,10 @@ static void stepd_signal_due(uv_timer_t *t)
 
 void loom_stepd_arm_signal(loom_stepd_t *s)
 {
-    json_t *sig = json_object_get(s->job, "signal");
-    json_int_t signo = json_integer_value(json_object_get(sig, "signo"));
-    json_int_t secs = json_integer_value(json_object_get(sig, "secs"));
+    int signo;
+    int64_t secs;
+    bool batch;
+    stepd_warn_signal(s, &signo, &secs, &batch);
     json_int_t end = json_integer_value(json_object_get(s->job, "end_time"));
     if (signo <= 0 || signo >= NSIG || end <= 0)
         return;

@@ -32,6 +32,7 @@
 
 #define STEPD_RETRY_FIRST_MS 100
 #define STEPD_RETRY_MAX_MS   5000
+#define STEPD_WATCH_MS       5000
 
 static void stepd_report(loom_stepd_t *s);
 
@@ -82,19 +83,37 @@ static void stepd_close_walk(uv_handle_t *h, void *arg)
 /* Remove the job dir (status.json last: see loomd's scan) and stop. */
 static void stepd_cleanup(loom_stepd_t *s)
 {
+    uv_timer_stop(&s->watch_timer);
     static const char *const files[] = {"stepd.sock", "script", "spec.json", "status.json"};
     char path[4096];
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         stepd_path(s, files[i], path, sizeof(path));
         unlink(path);
     }
-    if (rmdir(s->job_dir) < 0)
+    if (rmdir(s->job_dir) < 0 && errno != ENOENT)
         loom_error("stepd job %u: cannot remove %s: %s", s->job_id, s->job_dir, strerror(errno));
     loom_cgroup_destroy(s->cgroup);
     s->cgroup = NULL;
     for (size_t i = 0; i < LOOM_STEPD_MAX_CLIENTS; i++)
         loom_conn_close(s->clients[i]);
     uv_walk(s->loop, stepd_close_walk, NULL);
+}
+
+/* Someone removed the job dir (an administrator, or a test tearing down its
+ * cluster): nobody can ever collect this job, so end it and go. */
+static void stepd_watch(uv_timer_t *t)
+{
+    loom_stepd_t *s = t->data;
+    char path[4096];
+    stepd_path(s, "spec.json", path, sizeof(path));
+    if (access(path, F_OK) == 0 || errno != ENOENT)
+        return;
+    loom_error("stepd job %u: %s was removed; ending the job without a report", s->job_id,
+               s->job_dir);
+    if (s->pid)
+        loom_stepd_deliver(s, SIGKILL, LOOM_STEPD_ALL);
+    s->done = true;
+    stepd_cleanup(s);
 }
 
 /* -------------------------------------------------------------- reporting */
@@ -304,7 +323,9 @@ static void stepd_handles(loom_stepd_t *s)
     uv_timer_init(s->loop, &s->kill_timer);
     uv_timer_init(s->loop, &s->signal_timer);
     uv_timer_init(s->loop, &s->retry_timer);
-    s->kill_timer.data = s->signal_timer.data = s->retry_timer.data = s;
+    uv_timer_init(s->loop, &s->watch_timer);
+    s->kill_timer.data = s->signal_timer.data = s->retry_timer.data = s->watch_timer.data = s;
+    uv_timer_start(&s->watch_timer, stepd_watch, STEPD_WATCH_MS, STEPD_WATCH_MS);
 }
 
 static int stepd_usage(void)

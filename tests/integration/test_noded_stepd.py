@@ -9,6 +9,7 @@ import json
 import os
 import pathlib
 import pwd
+import shutil
 import grp
 import signal
 import socket
@@ -366,3 +367,27 @@ def test_leftovers_killed_when_script_ends(job_factory):
         pid = int((j.work / name).read_text())
         assert wait_for(lambda: not os.path.exists(f"/proc/{pid}") or
                         open(f"/proc/{pid}/stat").read().split(")")[1].split()[0] == "Z"), name
+
+
+def test_jobopt_keys(job_factory):
+    """A record whose only patterns and --signal are the submitted description's."""
+    now = int(time.time())
+    j = job_factory("#!/bin/bash\ntrap 'echo warned; exit 0' USR1\necho up\n"
+                    "for i in $(seq 100); do sleep 0.1; done\n", end_time=now + 61,
+                    desc={"standard_output": "jo-%j.out", "kill_warning_signal": 10,
+                          "kill_warning_delay": 60, "kill_warning_flags": ["BATCH_JOB"]})
+    done = j.wait(timeout=15)
+    assert done["exit_code"] == 0
+    assert j.out("jo-42.out") == "up\nwarned\n"
+
+
+def test_job_dir_removed_ends_the_job(job_factory):
+    """A supervisor whose job dir is deleted (cluster torn down) ends its job and exits."""
+    j = job_factory("#!/bin/bash\necho $$ > shell.pid\nsleep 300\n")
+    assert wait_for(lambda: (j.work / "shell.pid").exists() and (j.work / "shell.pid").read_text())
+    pid = int((j.work / "shell.pid").read_text())
+    shutil.rmtree(j.dir)
+    j.proc.wait(timeout=15)
+    assert not j.loomd.done
+    assert wait_for(lambda: not os.path.exists(f"/proc/{pid}") or
+                    open(f"/proc/{pid}/stat").read().split(")")[1].split()[0] == "Z")

@@ -496,6 +496,22 @@ static void test_jobenv_from_json(void **state)
         loom_jobenv_job_free(&job);
         json_decref(r);
     }
+    /* The keys of loom_jobopt_to_json (messages.md §2). */
+    json_t *jo = json_pack("{s:i, s:{s:i, s:i, s:s, s:s, s:s, s:s, s:i}}", "job_id", 9, "desc",
+                           "tasks", 4, "tasks_per_node", 2, "tres_per_job", "gres/gpu:a100:2",
+                           "tres_per_task", "gres/gpu:1", "tres_per_node", "gres/gpu:1",
+                           "cpus_per_tres", "gres/gpu:3", "memory_per_gpu", 512);
+    assert_int_equal(loom_jobenv_job_from_json(jo, "n1", &job, NULL, NULL), 0);
+    assert_int_equal(job.ntasks, 4);
+    assert_int_equal(job.ntasks_per_node, 2);
+    assert_string_equal(job.gpus, "a100:2");
+    assert_string_equal(job.gpus_per_task, "1");
+    assert_null(job.gpus_per_node); /* tres_per_node may be --gres: no echo */
+    assert_int_equal(job.cpus_per_gpu, 3);
+    assert_int_equal(job.mem_per_gpu, 512);
+    loom_jobenv_job_free(&job);
+    json_decref(jo);
+
     json_t *bad = json_pack("{s:s}", "name", "x");
     loom_err_t err = {0};
     assert_int_equal(loom_jobenv_job_from_json(bad, "n1", &job, NULL, &err), -LOOM_EPROTO);
