@@ -358,3 +358,98 @@ def test_shutdown_stops_everything(cluster):
     cluster.ctld.proc.wait(timeout=10)
     for d in cluster.loomds.values():
         d.proc.wait(timeout=10)
+
+
+def signed_frame(obj, key):
+    import hashlib
+    import hmac
+    import struct
+    obj = dict(obj)
+    obj["auth"] = {"ts": int(time.time()), "nonce": int.from_bytes(os.urandom(7), "big"),
+                   "sender": obj.get("node", "x")}
+    text = json.dumps(obj, separators=(",", ":")).encode()
+    body = text + b"\0" + hmac.new(key, text, hashlib.sha256).digest()
+    return struct.pack(">I", len(body)) + body
+
+
+def test_registration_with_less_hardware_drains(make_cluster):
+    """A node reporting fewer CPUs or less memory than slurm.conf is drained (INVALID_REG)."""
+    import socket
+    from conftest import recv_frame
+    c = make_cluster(nodes=2, gpus=0, start=False)
+    c.start_ctld()
+    key = (c.root / "slurm.key").read_bytes()
+    s = socket.create_connection(("127.0.0.1", c.ctld_port), timeout=10)
+    reg = {"v": 1, "type": "node.register", "id": 1, "node": "node1", "cpus": 2, "boards": 1,
+           "sockets": 2, "cores": 1, "threads": 1, "real_memory": 4000, "tmp_disk": 0,
+           "gres": [], "port": c.node_ports["node1"], "version": "22.05.8", "boot_time": 0,
+           "jobs": []}
+    s.sendall(signed_frame(reg, key))
+    reply = recv_frame(s)
+    assert reply["rc"] == 0 and reply["config_ok"] is False
+    assert "Low CPUs" in reply["reason"]
+    n1 = c.nodes()["node1"]
+    assert "DRAIN" in n1["state"] and "INVALID_REG" in n1["state"]
+    assert n1["reason"].startswith("Low CPUs (reported:2 < configured:4)")
+    reg.update(id=2, cpus=4, real_memory=1000)
+    s.sendall(signed_frame(reg, key))
+    reply = recv_frame(s)
+    assert "Low RealMemory (reported:1000 < 100.00% of configured:4000)" in reply["reason"]
+    s.close()
+
+
+def test_job_ids_wrap_and_max_job_count(make_cluster):
+    c = make_cluster(nodes=1, gpus=0,
+                     conf_extra="FirstJobId=100\nMaxJobId=102\nMinJobAge=1\nMaxJobCount=3")
+    ids = [c.submit()["job_id"] for _ in range(3)]
+    assert ids == [100, 101, 102]
+    assert rc_of(c.submit()) == "LOOM_EJOB_LIMIT"
+    for j in ids:
+        c.wait_job(j, "COMPLETED")
+    c.wait_for(lambda: not c.jobs(), "jobs purged", timeout=10)
+    assert c.submit()["job_id"] == 100
+
+
+def test_loomd_restart_while_job_runs(cluster):
+    j = cluster.submit("#!/bin/sh\nsleep 3\necho finished\n")["job_id"]
+    node = cluster.wait_job(j, "RUNNING")["batch_host"]
+    cluster.stop_node(node, signal.SIGKILL)
+    time.sleep(0.5)
+    cluster.start_node(node)
+    rec = cluster.wait_job(j, "COMPLETED", timeout=30)
+    assert rec.get("restart_cnt", 0) == 0
+    assert "finished" in (cluster.work / ("slurm-%d.out" % j)).read_text()
+
+
+def stepd_pids(spool):
+    """Supervisors whose command line names this spool directory (ours only)."""
+    pids = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            cmd = open("/proc/%s/cmdline" % d, "rb").read().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if "loomstepd" in cmd and str(spool) in cmd:
+            pids.append(int(d))
+    return pids
+
+
+def test_job_missing_on_reregistration_is_requeued(cluster):
+    """The node comes back without the job the controller placed there: node failure."""
+    j = cluster.submit("#!/bin/sh\nsleep 60\n")["job_id"]
+    node = cluster.wait_job(j, "RUNNING")["batch_host"]
+    cluster.stop_node(node, signal.SIGKILL)
+    spool = cluster.root / "spool" / node
+    for pid in stepd_pids(spool):
+        os.killpg(os.getpgid(pid), signal.SIGKILL)
+    time.sleep(0.3)
+    job_dir = spool / ("job%d" % j)
+    if job_dir.exists():
+        import shutil
+        shutil.rmtree(job_dir)
+    cluster.start_node(node)
+    cluster.wait_for(lambda: cluster.job(j).get("restart_cnt", 0) == 1,
+                     "the job requeued after its node lost it")
+    cluster.rpc("job.signal", job_id=j, cancel=True, signal=9)
