@@ -1,0 +1,337 @@
+/*
+ * sbatch.c - submit a batch script (CLI_SPEC §1, §0.8, §0.9, §0.10).
+ *
+ * Flow, as Slurm's sbatch: a first pass over the command line (-h, --usage,
+ * -V, -v, -Q; finds the script argument) → the script from --wrap, the file,
+ * or stdin → Slurm's script checks (jobscript.h) → #SBATCH directives →
+ * options from directives, then SBATCH_* variables, then the command line
+ * (jobopt.h, later sources win) → the job description with the submit
+ * environment (per --export) and directory → job.submit → "Submitted batch job
+ * N" (or "N" with --parsable; nothing with -Q).
+ *
+ * --test-only asks the controller where and when the job would start and
+ * prints Slurm's "sbatch: Job N to start at ..." line; -W/--wait polls
+ * job.info until the job is finished and exits with its exit code (1 when a
+ * signal killed it). A rejected job prints Slurm's two lines (the reason, then
+ * "Batch job submission failed: <error>") and exits 1: nothing is created.
+ */
+#include "cli/cli_common.h"
+#include "cli/cli_format.h"
+
+#include "common/jobopt.h"
+#include "common/jobscript.h"
+#include "common/jobstate.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* Scripts larger than this are refused (Slurm's default max_script_size is 4 MiB). */
+#define SBATCH_MAX_SCRIPT (4u << 20)
+/* --wait polls job.info at growing intervals up to this (microseconds). */
+#define SBATCH_WAIT_MAX_US 2000000
+
+typedef struct sbatch {
+    loom_cli_t cli;
+    loom_jobopt_t opt;
+    loom_jobscript_dirs_t dirs;
+    char *script; /* the script text */
+    size_t len;
+    char *script_path;  /* absolute path of the script file; NULL for stdin and --wrap */
+    const char *source; /* "wrap", "stdin" or the file name as given (for messages) */
+    int first_arg;      /* index of the script argument in argv */
+} sbatch_t;
+
+/* Print a jobopt/jobscript error as sbatch prints it. */
+static void sbatch_report(const loom_err_t *err)
+{
+    loom_sbuf_t out = LOOM_SBUF_INIT;
+    loom_jobopt_err_fmt(LOOM_JOBOPT_SBATCH, err, &out);
+    fputs(loom_sbuf_str(&out), stderr);
+    loom_sbuf_free(&out);
+}
+
+/* -h, --usage, -V: handled after the first pass. Returns 1 to go on, 0 to exit 0. */
+static int sbatch_informational(sbatch_t *sb)
+{
+    loom_sbuf_t out = LOOM_SBUF_INIT;
+    if (sb->opt.help)
+        loom_jobopt_help(LOOM_JOBOPT_SBATCH, &out);
+    else if (sb->opt.usage)
+        loom_jobopt_usage(LOOM_JOBOPT_SBATCH, &out);
+    else if (sb->opt.version)
+        loom_jobopt_version(&out);
+    int rc = out.len ? 0 : 1;
+    loom_cli_flush(&out);
+    loom_sbuf_free(&out);
+    return rc;
+}
+
+/* --wrap is an ordinary option to jobopt, but it decides where the script comes
+ * from: learn it from a scratch parse of the command line alone. */
+static int sbatch_wrap_command(sbatch_t *sb, int argc, char **argv, char **wrap)
+{
+    loom_jobopt_t scratch;
+    loom_jobopt_init(&scratch, LOOM_JOBOPT_SBATCH);
+    loom_err_t err = {0};
+    int first = 0, rc = loom_jobopt_parse_args(&scratch, argc, argv, &first, &err);
+    if (rc < 0)
+        sbatch_report(&err);
+    else
+        *wrap = scratch.wrap ? loom_xstrdup(scratch.wrap) : NULL;
+    loom_jobopt_free(&scratch);
+    return rc < 0 ? -1 : 0;
+}
+
+static int sbatch_read_fd(sbatch_t *sb, FILE *fp)
+{
+    loom_sbuf_t buf = LOOM_SBUF_INIT;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0) {
+        if (buf.len + n > SBATCH_MAX_SCRIPT) {
+            loom_cli_error(&sb->cli, "Batch script is too large (over %u bytes)",
+                           SBATCH_MAX_SCRIPT);
+            loom_sbuf_free(&buf);
+            return -1;
+        }
+        loom_sbuf_addn(&buf, chunk, n);
+    }
+    sb->len = buf.len;
+    sb->script = loom_sbuf_detach(&buf);
+    return 0;
+}
+
+/* The script: --wrap, the file argument, or stdin. */
+static int sbatch_read_script(sbatch_t *sb, int argc, char **argv)
+{
+    char *wrap = NULL;
+    if (sbatch_wrap_command(sb, argc, argv, &wrap) < 0)
+        return -1;
+    if (wrap) {
+        sb->script = loom_jobscript_wrap(wrap);
+        sb->len = strlen(sb->script);
+        sb->source = "wrap";
+        free(wrap);
+        return 0;
+    }
+    if (sb->first_arg >= argc) {
+        sb->source = "stdin";
+        return sbatch_read_fd(sb, stdin);
+    }
+    const char *path = argv[sb->first_arg];
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        loom_cli_error(&sb->cli, "Unable to open file %s", path);
+        return -1;
+    }
+    int rc = sbatch_read_fd(sb, fp);
+    fclose(fp);
+    sb->source = path;
+    char real[PATH_MAX];
+    sb->script_path = loom_xstrdup(realpath(path, real) ? real : path);
+    return rc;
+}
+
+/* Slurm's checks, then the directives. */
+static int sbatch_check_script(sbatch_t *sb)
+{
+    loom_err_t err = {0};
+    if (loom_jobscript_check(sb->script, sb->len, &err) < 0 ||
+        loom_jobscript_directives(sb->script, sb->len, NULL, sb->source, &sb->dirs, &err) < 0) {
+        sbatch_report(&err);
+        return -1;
+    }
+    for (size_t i = 0; i < sb->dirs.warnings.n; i++)
+        loom_cli_error(&sb->cli, "%s", sb->dirs.warnings.v[i]);
+    return 0;
+}
+
+/* All option sources, the working directory and the environment. */
+static int sbatch_options(sbatch_t *sb, int argc, char **argv)
+{
+    loom_err_t err = {0};
+    if (loom_jobopt_load(&sb->opt, argc, argv, environ, &sb->dirs, &err) < 0) {
+        sbatch_report(&err);
+        return -1;
+    }
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof(cwd))) {
+        loom_cli_error(&sb->cli, "getcwd failed: %s", strerror(errno));
+        return -1;
+    }
+    loom_jobopt_set_cwd(&sb->opt, cwd);
+    loom_jobopt_export_env(&sb->opt, environ);
+    for (size_t i = 0; i < sb->opt.ignored.n; i++)
+        loom_cli_verbose(&sb->cli, "option %s is accepted and ignored", sb->opt.ignored.v[i]);
+    return 0;
+}
+
+/* The description plus what sbatch itself knows: name, script path, submit host. */
+static json_t *sbatch_description(const sbatch_t *sb)
+{
+    json_t *desc = loom_jobopt_to_json(&sb->opt);
+    if (!sb->opt.job_name) {
+        const char *name = sb->script_path                   ? strrchr(sb->script_path, '/') + 1
+                           : strcmp(sb->source, "wrap") == 0 ? "wrap"
+                                                             : "sbatch";
+        json_object_set_new(desc, "name", json_string(name));
+    }
+    if (sb->script_path)
+        json_object_set_new(desc, "command", json_string(sb->script_path));
+    char host[256];
+    if (gethostname(host, sizeof(host)) == 0) {
+        host[sizeof(host) - 1] = '\0';
+        json_object_set_new(desc, "submit_host", json_string(host));
+    }
+    return desc;
+}
+
+/* ---- submission ----------------------------------------------------------- */
+
+/* Slurm's two-line rejection: the controller's reason (when it says more than
+ * the error's name), then the error text. */
+static void sbatch_rejected(const sbatch_t *sb, int rc, const loom_err_t *err)
+{
+    const char *text = loom_strerror(rc);
+    if (err->msg[0] && strcmp(err->msg, text) != 0 && rc != -LOOM_ECONNECT)
+        loom_cli_error(&sb->cli, "%s", err->msg);
+    loom_cli_error(&sb->cli, "Batch job submission failed: %s", text);
+}
+
+static void sbatch_test_only(const sbatch_t *sb, const json_t *reply)
+{
+    loom_sbuf_t when = LOOM_SBUF_INIT;
+    loom_date_fmt((time_t)loom_ji(reply, "start_time", 0), "Unknown", &when);
+    fprintf(stderr,
+            "sbatch: Job %lld to start at %s using %lld processors on nodes %s in "
+            "partition %s\n",
+            (long long)loom_ji(reply, "job_id", 0), loom_sbuf_str(&when),
+            (long long)loom_ji(reply, "num_cpus", 1), loom_js_or(reply, "nodes", ""),
+            loom_js_or(reply, "partition", ""));
+    loom_sbuf_free(&when);
+}
+
+static int sbatch_submit(sbatch_t *sb, int64_t *job_id)
+{
+    json_t *body = json_pack("{s:o, s:s, s:b}", "job", sbatch_description(sb), "script", sb->script,
+                             "test_only", sb->opt.test_only);
+    json_t *reply = NULL;
+    loom_err_t err = {0};
+    int rc = loom_cli_call(&sb->cli, "job.submit", body, &reply, &err);
+    json_decref(body);
+    if (rc < 0 && sb->opt.test_only) {
+        fprintf(stderr, "allocation failure: %s\n", loom_strerror(rc));
+    } else if (rc < 0) {
+        sbatch_rejected(sb, rc, &err);
+    } else if (sb->opt.test_only) {
+        sbatch_test_only(sb, reply);
+    } else {
+        *job_id = loom_ji(reply, "job_id", 0);
+        if (sb->opt.parsable)
+            printf("%lld\n", (long long)*job_id);
+        else if (!sb->opt.quiet)
+            printf("Submitted batch job %lld\n", (long long)*job_id);
+        fflush(stdout);
+    }
+    json_decref(reply);
+    return rc < 0 ? -1 : 0;
+}
+
+/* ---- --wait ---------------------------------------------------------------- */
+
+/* The exit status of a finished job (the highest over array tasks): its code,
+ * or 1 when a signal ended it. -1 while any part of it is unfinished. */
+static int sbatch_job_result(const json_t *jobs, int64_t job_id)
+{
+    int result = 0, seen = 0;
+    size_t i;
+    json_t *j;
+    json_array_foreach(jobs, i, j)
+    {
+        if (loom_ji(j, "job_id", 0) != job_id && loom_ji(j, "array_job_id", 0) != job_id)
+            continue;
+        seen++;
+        uint32_t st = loom_cli_job_state(j);
+        if (!loom_job_state_is_terminal(st) || (st & LOOM_JOB_F_COMPLETING))
+            return -1;
+        int64_t status = loom_ji(j, "exit_code", 0);
+        int code = (status & 0x7f) ? 1 : (int)((status >> 8) & 0xff);
+        if (code == 0 && loom_job_base(st) != LOOM_JOB_COMPLETED)
+            code = 1; /* cancelled, timed out, node failure: not a success */
+        result = code > result ? code : result;
+    }
+    return seen ? result : -2;
+}
+
+static int sbatch_wait(sbatch_t *sb, int64_t job_id)
+{
+    useconds_t delay = 100000;
+    for (;;) {
+        json_t *body = json_pack("{s:[I]}", "job_ids", (json_int_t)job_id), *reply = NULL;
+        loom_err_t err = {0};
+        int rc = loom_cli_call(&sb->cli, "job.info", body, &reply, &err);
+        json_decref(body);
+        int result = rc < 0 ? -2 : sbatch_job_result(json_object_get(reply, "jobs"), job_id);
+        json_decref(reply);
+        if (result >= 0)
+            return result;
+        if (result == -2) {
+            loom_cli_error(&sb->cli, "Job %lld no longer found: %s", (long long)job_id,
+                           rc < 0 ? err.msg : "Invalid job id specified");
+            return sb->cli.exit_error;
+        }
+        usleep(delay);
+        delay = delay * 2 > SBATCH_WAIT_MAX_US ? SBATCH_WAIT_MAX_US : delay * 2;
+    }
+}
+
+/* ---- main ------------------------------------------------------------------ */
+
+static int sbatch_prepare(sbatch_t *sb, int argc, char **argv)
+{
+    loom_err_t err = {0};
+    if (loom_jobopt_first_pass(&sb->opt, argc, argv, &sb->first_arg, &err) < 0) {
+        sbatch_report(&err);
+        return -1;
+    }
+    if (sbatch_informational(sb) == 0)
+        return 0;
+    loom_cli_set_verbosity(&sb->cli, sb->opt.verbose, sb->opt.quiet > 0);
+    if (sbatch_read_script(sb, argc, argv) < 0 || sbatch_check_script(sb) < 0 ||
+        sbatch_options(sb, argc, argv) < 0)
+        return -1;
+    loom_cli_set_verbosity(&sb->cli, sb->opt.verbose, sb->opt.quiet > 0);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    sbatch_t sb = {0};
+    loom_cli_init(&sb.cli, "sbatch");
+    loom_jobopt_init(&sb.opt, LOOM_JOBOPT_SBATCH);
+    argv[0] = "sbatch";
+    int rc = sbatch_prepare(&sb, argc, argv);
+    if (rc > 0) {
+        int64_t job_id = 0;
+        rc = sbatch_submit(&sb, &job_id) < 0 ? sb.cli.exit_error : 0;
+        if (rc == 0 && sb.opt.wait && !sb.opt.test_only)
+            rc = sbatch_wait(&sb, job_id);
+    } else {
+        rc = rc == 0 ? 0 : sb.cli.exit_error;
+    }
+    loom_jobopt_free(&sb.opt);
+    loom_jobscript_dirs_free(&sb.dirs);
+    free(sb.script);
+    free(sb.script_path);
+    loom_cli_fini(&sb.cli);
+    return rc;
+}
