@@ -15,7 +15,9 @@ import signal
 import socket
 import struct
 import subprocess
+import tempfile
 import threading
+from pathlib import Path
 import time
 
 import pytest
@@ -129,7 +131,8 @@ class Job:
         self.spool = tmp / "spool"
         self.spool.mkdir(exist_ok=True)
         self.dir = self.spool / f"job{job_id}"
-        self.dir.mkdir()
+        self.dir.mkdir(mode=0o711)  # as loomd makes it when root
+        self.spool.chmod(0o755)
         self.work = tmp / "work"
         self.work.mkdir(exist_ok=True)
         uid, gid = os.getuid(), os.getgid()
@@ -391,3 +394,45 @@ def test_job_dir_removed_ends_the_job(job_factory):
     assert not j.loomd.done
     assert wait_for(lambda: not os.path.exists(f"/proc/{pid}") or
                     open(f"/proc/{pid}/stat").read().split(")")[1].split()[0] == "Z")
+
+
+def test_runs_as_the_job_user():
+    """As root: the script and its output files belong to the job's user."""
+    if os.getuid() != 0:
+        pytest.skip("needs root")
+    nobody = pwd.getpwnam("nobody")
+    root = Path(tempfile.mkdtemp(prefix="loom-user-", dir="/tmp"))  # pytest's tmp is 0700
+    root.chmod(0o755)
+    work = root / "work"
+    j = None
+    try:
+        work.mkdir()
+        os.chown(work, nobody.pw_uid, nobody.pw_gid)
+        j = Job(root, "#!/bin/bash\nid -u; id -g; pwd\n", user_id=nobody.pw_uid,
+                group_id=nobody.pw_gid, user_name="nobody", work_dir=str(work))
+        done = j.wait()
+        assert done["exit_code"] == 0, j.log.read_text()
+        out = work / "slurm-42.out"
+        assert out.read_text() == f"{nobody.pw_uid}\n{nobody.pw_gid}\n{work}\n"
+        assert out.stat().st_uid == nobody.pw_uid
+        assert not j.dir.exists()
+    finally:
+        if j:
+            j.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_output_the_user_cannot_write(job_factory, tmp_path):
+    """Files are opened with the user's rights: a root-only dir makes the launch fail."""
+    if os.getuid() != 0:
+        pytest.skip("needs root")
+    nobody = pwd.getpwnam("nobody")
+    closed = tmp_path / "rootonly"
+    closed.mkdir(mode=0o700)
+    j = job_factory("#!/bin/bash\necho should not run\n", user_id=nobody.pw_uid,
+                    group_id=nobody.pw_gid, user_name="nobody", work_dir="/tmp",
+                    std_out=str(closed / "out.txt"))
+    done = j.wait()
+    assert done["reason"] == "launch_failed" and done["exit_code"] == 1 << 8
+    assert not (closed / "out.txt").exists()
+    assert "Could not open stdout file" in j.log.read_text()
