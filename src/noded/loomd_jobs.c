@@ -478,7 +478,11 @@ static int jobs_write_spec(const loom_noded_t *n, uint32_t id, uint32_t run, jso
         return loom_errf(err, -errno, "cannot create %s: %s", dir, strerror(errno));
     chmod(dir, geteuid() == 0 ? 0711 : 0700);
     json_t *spec = json_pack("{s:O, s:o}", "job", job, "node", jobs_node_section(n));
-    int rc = json_dump_file(spec, tmp, JSON_COMPACT) == 0 ? 0 : -EIO;
+    /* Security: 0600, the spec holds the job's environment and script. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int rc = fd >= 0 && json_dumpfd(spec, fd, JSON_COMPACT) == 0 ? 0 : -EIO;
+    if (fd >= 0)
+        close(fd);
     json_decref(spec);
     if (rc == 0 && rename(tmp, path) < 0)
         rc = -errno;

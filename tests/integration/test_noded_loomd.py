@@ -515,3 +515,18 @@ def test_gpus_without_nvml_library(tmp_path):
                                                     str(tmp_path / "dev" / "gpu1")]
     finally:
         node.close()
+
+
+def test_job_dir_permissions(node):
+    node.ctld.wait_msg("node.register")
+    node.ctld.request("job.launch", job=node.job(16, "#!/bin/bash\nsleep 2\n"))
+    d = node.spool / "job16"
+    assert (d / "spec.json").stat().st_mode & 0o777 == 0o600
+    assert d.stat().st_mode & 0o777 == (0o711 if os.getuid() == 0 else 0o700)
+    assert (node.spool / "loomd.sock").stat().st_mode & 0o077 == 0
+    end = time.time() + 10
+    while not (d / "stepd.sock").exists() and time.time() < end:
+        time.sleep(0.05)
+    assert (d / "stepd.sock").stat().st_mode & 0o077 == 0
+    assert (d / "script").stat().st_mode & 0o777 == 0o700
+    node.ctld.wait_msg("job.complete")
