@@ -1,0 +1,156 @@
+"""sbatch against a real Loom cluster: what it prints, what it submits, and
+what it refuses (CLI_SPEC §1, §0.9, §0.10). Expected texts are the ones real
+Slurm 22.05 prints for the same input (captured side by side)."""
+import os
+import re
+import time
+
+import pytest
+
+from conftest import SANITIZER_MARKS
+
+
+def sbatch(cluster, *args, rc=0, **kw):
+    p = cluster.run("sbatch", *args, **kw)
+    assert not any(m in p.stderr for m in SANITIZER_MARKS), p.stderr
+    if rc is not None:
+        assert p.returncode == rc, "sbatch %s -> %d\n%s%s" % (args, p.returncode, p.stdout,
+                                                              p.stderr)
+    return p
+
+
+def job_ids(cluster):
+    return sorted(cluster.jobs())
+
+
+def submitted(p):
+    m = re.match(r"^Submitted batch job (\d+)\n$", p.stdout)
+    assert m, p.stdout
+    return int(m.group(1))
+
+
+def test_submit_script_and_directives(cluster):
+    script = cluster.work / "job.sh"
+    script.write_text("#!/bin/sh\n#SBATCH -J fromdirective\n#SBATCH --time=5\n"
+                      "#SBATCH -o out-%j.txt\necho hello from $SLURM_JOB_NAME\n")
+    p = sbatch(cluster, str(script))
+    assert p.stderr == ""
+    jid = submitted(p)
+    rec = cluster.wait_job(jid, "COMPLETED")
+    assert rec["name"] == "fromdirective" and rec["time_limit"] == 5
+    assert rec["command"] == str(script)
+    assert rec["work_dir"] == str(cluster.work)
+    out = cluster.work / ("out-%d.txt" % jid)
+    cluster.wait_for(lambda: out.exists() and out.read_text(), "output file")
+    assert out.read_text() == "hello from fromdirective\n"
+    # the command line wins over the directive
+    jid = submitted(sbatch(cluster, "-J", "fromcli", str(script)))
+    assert cluster.job(jid)["name"] == "fromcli"
+
+
+def test_wrap_stdin_parsable_quiet(cluster):
+    jid = submitted(sbatch(cluster, "--wrap", "echo wrapped"))
+    assert cluster.job(jid)["name"] == "wrap"
+    p = sbatch(cluster, input="#!/bin/sh\necho from stdin\n")
+    assert cluster.job(submitted(p))["name"] == "sbatch"
+    p = sbatch(cluster, "--parsable", "--wrap=true")
+    assert re.match(r"^\d+\n$", p.stdout)
+    p = sbatch(cluster, "-Q", "--wrap=true")
+    assert p.stdout == "" and p.stderr == ""
+    p = sbatch(cluster, "--hold", "--parsable", "--wrap=true")
+    rec = cluster.job(int(p.stdout))
+    assert rec["reason"] == "JobHeldUser" and cluster.state_of(rec) == "PENDING"
+
+
+def test_submit_environment(cluster):
+    p = sbatch(cluster, "--wrap", "echo MARK=$LOOM_TEST_MARK; pwd", "-o", "env.out",
+               env={"LOOM_TEST_MARK": "carried"})
+    jid = submitted(p)
+    cluster.wait_job(jid, "COMPLETED")
+    text = (cluster.work / "env.out").read_text()
+    assert "MARK=carried\n" in text and str(cluster.work) in text
+    p = sbatch(cluster, "--export=NONE", "--wrap", "echo MARK=$LOOM_TEST_MARK", "-o", "none.out",
+               env={"LOOM_TEST_MARK": "carried"})
+    cluster.wait_job(submitted(p), "COMPLETED")
+    assert (cluster.work / "none.out").read_text() == "MARK=\n"
+
+
+def test_wait_exit_codes(cluster):
+    p = sbatch(cluster, "-W", "--wrap", "exit 3", rc=3)
+    assert re.match(r"^Submitted batch job \d+\n$", p.stdout)
+    sbatch(cluster, "-W", "--wrap", "true", rc=0)
+    sbatch(cluster, "--wait", "--wrap", "kill -9 $$", rc=1)
+
+
+def test_test_only(cluster):
+    before = job_ids(cluster)
+    p = sbatch(cluster, "--test-only", "--wrap=true")
+    assert re.match(r"^sbatch: Job \d+ to start at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d using 1 "
+                    r"processors on nodes node\d in partition debug\n$", p.stderr), p.stderr
+    assert p.stdout == ""
+    assert job_ids(cluster) == before
+
+
+# Bad scripts and options: Slurm's words, exit 1, and no job.
+REJECTED = [
+    (["nosheb.sh"], "echo hi\n",
+     "sbatch: error: This does not look like a batch script.  The first\n"
+     "sbatch: error: line must start with #! followed by the path to an interpreter.\n"
+     "sbatch: error: For instance: #!/bin/sh\n"),
+    (["dos.sh"], "#!/bin/sh\r\necho hi\r\n",
+     "sbatch: error: Batch script contains DOS line breaks (\\r\\n)\n"
+     "sbatch: error: instead of expected UNIX line breaks (\\n).\n"),
+    (["empty.sh"], "", "sbatch: error: Batch script is empty!\n"),
+    (["badtime.sh"], "#!/bin/sh\n#SBATCH -t abc\ntrue\n",
+     re.compile(r"^sbatch: error: Invalid --time specification.*\n$")),
+    (["bogus.sh"], "#!/bin/sh\n#SBATCH --bogus\ntrue\n",
+     re.compile(r"^sbatch: unrecognized option '--bogus'.*\nTry \"sbatch --help\" for more "
+                r"information\n$")),
+    (["-t", "abc", "--wrap=true"], None, "sbatch: error: Invalid --time specification\n"),
+    (["--bogus", "--wrap=true"], None,
+     "sbatch: unrecognized option '--bogus'\nTry \"sbatch --help\" for more information\n"),
+    (["nonexist.sh"], None, "sbatch: error: Unable to open file nonexist.sh\n"),
+    (["-p", "nope", "--wrap=true"], None,
+     re.compile(r"^(sbatch: error: .*\n)?sbatch: error: Batch job submission failed: Invalid "
+                r"partition name specified\n$")),
+    (["-N", "10", "--wrap=true"], None,
+     re.compile(r"sbatch: error: Batch job submission failed: Node count specification "
+                r"invalid\n$")),
+    (["-n", "100", "--wrap=true"], None,
+     re.compile(r"sbatch: error: Batch job submission failed: Requested node configuration is "
+                r"not available\n$")),
+    (["--mem=999999", "--wrap=true"], None,
+     re.compile(r"sbatch: error: Batch job submission failed: Requested node configuration is "
+                r"not available\n$")),
+    (["--gres=gpu:3", "--wrap=true"], None,
+     re.compile(r"sbatch: error: Batch job submission failed: Requested node configuration is "
+                r"not available\n$")),
+    (["-w", "nonode", "--wrap=true"], None,
+     re.compile(r"sbatch: error: Batch job submission failed: Invalid node name specified\n$")),
+]
+
+
+@pytest.mark.parametrize("args,script,expected", REJECTED,
+                         ids=[" ".join(r[0]) for r in REJECTED])
+def test_rejected_creates_no_job(cluster, args, script, expected):
+    if script is not None:
+        (cluster.work / args[0]).write_text(script)
+    before = job_ids(cluster)
+    p = sbatch(cluster, *args, rc=1)
+    assert p.stdout == ""
+    if isinstance(expected, str):
+        assert p.stderr == expected
+    else:
+        assert expected.search(p.stderr), p.stderr
+    assert job_ids(cluster) == before
+
+
+def test_exit_error_override(cluster):
+    p = sbatch(cluster, "-p", "nope", "--wrap=true", rc=7, env={"SLURM_EXIT_ERROR": "7"})
+    assert "Batch job submission failed" in p.stderr
+
+
+def test_version_and_help(cluster):
+    assert re.match(r"^slurm \d+\.\d+\.\d+\n$", sbatch(cluster, "-V").stdout)
+    assert "Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]" in sbatch(
+        cluster, "--help").stdout
