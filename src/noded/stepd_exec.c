@@ -142,10 +142,9 @@ static int stepd_open_stdio(loom_stepd_t *s, stepd_child_t *ch, uint32_t index, 
     loom_sbuf_t in = LOOM_SBUF_INIT;
     const char *in_pat = stepd_pattern(s->job, "std_in", "standard_input");
     loom_fpattern_expand(in_pat ? in_pat : "/dev/null", &fp, &in);
-    /* A requeued run appends, so the earlier runs' output stays (as slurmctld
-     * sets open_mode on requeue); --open-mode and JobFileAppend otherwise. */
-    bool append = json_is_true(json_object_get(s->node, "job_file_append")) ||
-                  json_integer_value(json_object_get(s->job, "restart_cnt")) > 0;
+    /* --open-mode, else JobFileAppend; a requeued run truncates too, as
+     * Slurm 22.05.8 does (checked: the rerun's file holds only its output). */
+    bool append = json_is_true(json_object_get(s->node, "job_file_append"));
     const char *mode = stepd_jstr(json_object_get(s->job, "desc"), "open_mode");
     if (mode)
         append = strcmp(mode, "append") == 0;
