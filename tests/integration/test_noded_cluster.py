@@ -204,3 +204,21 @@ def test_requeue_line(cluster):
                     r"DUE TO JOB REQUEUE \*\*\*$" % job_id, lines[1]), lines
     assert cluster.rpc("job.signal", job_id=job_id, signal=9, cancel=True)["rc"] == 0
     cluster.wait_job(job_id, "CANCELLED", timeout=30)
+
+
+def test_seed000_with_sbatch(cluster):
+    """`sbatch job.bash` in the seed's directory, as the tutorial says; then squeue."""
+    need("sbatch", "srun")
+    run = cluster.work / "tutorial"
+    run.mkdir()
+    shutil.copy(EXAMPLES / "seed000" / "job.bash", run / "job.bash")
+    shutil.copy((EXAMPLES / "seed000" / "train.py").resolve(), run / "train.py")
+    path = "%s:%s" % (EXAMPLES / "bin", cluster.env["PATH"])
+    p = cluster.run("sbatch", "job.bash", cwd=run, env={"PATH": path}, check=True)
+    m = re.fullmatch(r"Submitted batch job (\d+)\n", p.stdout)
+    assert m, p.stdout
+    job_id = int(m.group(1))
+    rec = cluster.wait_job(job_id, "COMPLETED", "FAILED", timeout=120)
+    out = output(cluster, job_id, where=run)
+    assert cluster.state_of(rec) == "COMPLETED", out
+    assert "epoch 3/3 loss" in out and "GPUs: " in out
