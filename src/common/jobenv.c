@@ -448,6 +448,13 @@ void loom_jobenv_step(const loom_jobenv_step_t *step, uint32_t local_id, long ta
     jobenv_set_counts(env, "SLURM_STEP_TASKS_PER_NODE", step->tasks_per_node, step->num_nodes);
     jobenv_set_counts(env, "SLURM_TASKS_PER_NODE", step->tasks_per_node, step->num_nodes);
     loom_jobenv_set(env, "SLURM_DISTRIBUTION", "block");
+    /* srun 22.05 still sets the pre-20.02 heterogeneous-job name too. */
+    const char *cpn = loom_jobenv_get(env, "SLURM_JOB_CPUS_PER_NODE");
+    if (cpn) {
+        char *copy = loom_xstrdup(cpn);
+        loom_jobenv_set(env, "SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0", copy);
+        free(copy);
+    }
     if (step->cpus_per_task)
         jobenv_set_u32(env, "SLURM_CPUS_PER_TASK", step->cpus_per_task);
     if (step->ngpus) {

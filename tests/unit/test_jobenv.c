@@ -404,6 +404,7 @@ static void test_jobenv_step(void **state)
         {"SLURM_STEP_NUM_TASKS", "4"},
         {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"},
         {"SLURM_DISTRIBUTION", "block"},
+        {"SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0", "4(x2)"},
         {"SLURM_NTASKS", "4"},
         {"SLURM_NPROCS", "4"},
         {"SLURM_TASKS_PER_NODE", "2(x2)"},
@@ -422,6 +423,7 @@ static void test_jobenv_step(void **state)
     };
     loom_strv_t env = LOOM_STRV_INIT;
     loom_strv_add(&env, "SLURM_JOB_ID=42");
+    loom_strv_add(&env, "SLURM_JOB_CPUS_PER_NODE=4(x2)");
     loom_strv_add(&env, "ENVIRONMENT=BATCH");
     loom_strv_add(&env, "CUDA_VISIBLE_DEVICES=2,3");
     loom_jobenv_step(&step, 1, 99, &env);
