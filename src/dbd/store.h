@@ -18,12 +18,13 @@
 #include "dbd/db.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct loom_store loom_store_t;
 
 /* The schema version this code writes. */
-#define LOOM_STORE_SCHEMA_VERSION 1
+#define LOOM_STORE_SCHEMA_VERSION 2
 
 /* Open (and migrate) a store. type: "sqlite" or "pgsql"; location: a path or
  * conninfo. The caller destroys the store. */
@@ -36,21 +37,33 @@ int loom_store_begin(loom_store_t *st, loom_err_t *err);
 int loom_store_commit(loom_store_t *st, loom_err_t *err);
 int loom_store_rollback(loom_store_t *st);
 
+/* Run one statement on the store's back end (db.h's exec): for the store's
+ * own modules (store_acct.c) and the benchmark generator. */
+int loom_store_exec(loom_store_t *st, const char *sql, int nparams, const char *const *params,
+                    loom_db_row_f cb, void *arg, loom_err_t *err);
+
 /* Insert or update one job record (messages.md §1 keys) for cluster. */
 int loom_store_job_put(loom_store_t *st, const char *cluster, const json_t *job, loom_err_t *err);
 
-/* A job query (sacct's filters). Unset fields do not filter. */
+/* Insert or update one step record (messages.md §6: job_id, submit_time,
+ * step_id "batch"/"extern"/"0"..., usage fields) for cluster. */
+int loom_store_step_put(loom_store_t *st, const char *cluster, const json_t *step, loom_err_t *err);
+
+/* A job query (sacct's filters). Unset fields do not filter; the text
+ * filters take one value or a comma list (any of them matches). */
 typedef struct loom_store_jobq {
     const char *cluster;
-    const char *user; /* user name */
+    const char *user; /* user names */
     const char *account;
     const char *partition;
     const char *name;
-    const char *state; /* long state name */
-    int64_t job_id;    /* 0 = any; matches the job or its array master */
-    int64_t start;     /* window start (epoch), 0 = none */
-    int64_t end;       /* window end (epoch), 0 = none */
-    int64_t limit;     /* 0 = no limit */
+    const char *state;   /* long state names */
+    int64_t job_id;      /* 0 = any; matches the job or its array master */
+    const char *job_ids; /* comma list of ids, each as job_id above */
+    int64_t start;       /* window start (epoch), 0 = none: ended at or after it, or not ended */
+    int64_t end;         /* window end (epoch), 0 = none: submitted by then */
+    int64_t limit;       /* 0 = no limit */
+    bool steps;          /* attach each job's step records as "steps": [...] */
 } loom_store_jobq_t;
 
 /* Records matching q, oldest submit first, as a new JSON array (caller decrefs). */
