@@ -16,6 +16,8 @@
  *   journal.c      append-only journal with group commit, snapshots, recovery
  *   node_mgr.c     node and partition tables, registration, heartbeats, timeouts
  *   sched_driver.c scheduling passes (src/sched), starting jobs, time limits
+ *   ctld.c         the context as a whole: clock, admins, reconfigure, shutdown
+ *   main.c         the process: options, start-up, recovery, the tick, the loop
  *
  * Cross-file functions inside the daemon are named ctld_<file>_<verb>; the
  * executable exports nothing (hidden visibility).
@@ -211,7 +213,13 @@ struct ctld {
     uv_signal_t sig_term, sig_int, sig_hup;
 };
 
-/* main.c: the context's life. */
+/* ctld.c: the context as a whole. */
+/* slurm.conf (path) and the gres.conf beside it, checked against each other. */
+int ctld_load_conf(const char *path, loom_conf_t **conf, loom_gresconf_t **gres, loom_err_t *err);
+/* "<dir of conf_path>/<name>" (malloc'd). */
+char *ctld_beside(const char *conf_path, const char *name);
+/* A user's uid (0 when unknown). */
+uid_t ctld_user_uid(const char *name);
 /* Stop serving; with nodes_too, tell every loomd to exit first (scontrol shutdown). */
 void ctld_shutdown(ctld_t *c, bool nodes_too);
 /* Re-read slurm.conf and gres.conf; jobs and node states are kept. */

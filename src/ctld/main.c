@@ -53,16 +53,6 @@ typedef struct ctld_main {
     int64_t last_full_pass;
 } ctld_main_t;
 
-int64_t ctld_now(void)
-{
-    return (int64_t)time(NULL);
-}
-
-bool ctld_is_admin(const ctld_t *c, uint32_t uid)
-{
-    return uid == 0 || uid == (uint32_t)c->slurm_uid;
-}
-
 /* ---- options ---------------------------------------------------------------- */
 
 static int main_usage(FILE *fp, int rc)
@@ -106,46 +96,6 @@ static int main_args(int argc, char **argv, ctld_opts_t *o)
 }
 
 /* ---- configuration ------------------------------------------------------------ */
-
-static char *main_beside(const char *conf_path, const char *name)
-{
-    char *copy = loom_xstrdup(conf_path);
-    loom_sbuf_t sb = LOOM_SBUF_INIT;
-    loom_sbuf_addf(&sb, "%s/%s", dirname(copy), name);
-    free(copy);
-    return loom_sbuf_detach(&sb);
-}
-
-static int main_load_conf(const char *path, loom_conf_t **conf, loom_gresconf_t **gres,
-                          loom_err_t *err)
-{
-    int rc = loom_conf_load(path, conf, err);
-    if (rc < 0)
-        return rc;
-    char *gpath = main_beside(path, "gres.conf");
-    if (access(gpath, F_OK) == 0) {
-        rc = loom_gresconf_load(gpath, gres, err);
-        if (rc == 0)
-            rc = loom_gresconf_check(*gres, *conf, NULL, err);
-        if (rc < 0) {
-            loom_gresconf_destroy(*gres);
-            *gres = NULL;
-            loom_conf_destroy(*conf);
-            *conf = NULL;
-        }
-    }
-    free(gpath);
-    return rc;
-}
-
-static uid_t main_user_uid(const char *name)
-{
-    char buf[4096];
-    struct passwd pw, *res = NULL;
-    if (name && getpwnam_r(name, &pw, buf, sizeof(buf), &res) == 0 && res)
-        return res->pw_uid;
-    return 0;
-}
 
 static int main_log_setup(const ctld_opts_t *o, const loom_conf_t *conf)
 {
@@ -272,104 +222,6 @@ static void main_on_signal(uv_signal_t *h, int signum)
     ctld_shutdown(c, false);
 }
 
-static void main_close_handle(uv_handle_t *h)
-{
-    if (h->loop && !uv_is_closing(h))
-        uv_close(h, NULL);
-}
-
-void ctld_shutdown(ctld_t *c, bool nodes_too)
-{
-    if (c->shutting_down)
-        return;
-    c->shutting_down = true;
-    ctld_server_stop(c);
-    ctld_sched_fini(c);
-    main_close_handle((uv_handle_t *)&c->tick);
-    main_close_handle((uv_handle_t *)&c->sig_term);
-    main_close_handle((uv_handle_t *)&c->sig_int);
-    main_close_handle((uv_handle_t *)&c->sig_hup);
-    loom_journal_close(c->journal);
-    c->journal = NULL;
-}
-
-/* Runtime facts about nodes that a reconfigure must not lose. */
-typedef struct {
-    ctld_node_t saved;
-    char *name;
-} node_keep_t;
-
-static node_keep_t *main_keep_nodes(ctld_t *c, size_t *n)
-{
-    node_keep_t *k = loom_xcalloc(c->nnodes + 1, sizeof(*k));
-    for (size_t i = 0; i < c->nnodes; i++) {
-        k[i].saved = c->nodes[i];
-        k[i].name = loom_xstrdup(c->nodes[i].cfg->name);
-        k[i].saved.version = c->nodes[i].version ? loom_xstrdup(c->nodes[i].version) : NULL;
-    }
-    *n = c->nnodes;
-    return k;
-}
-
-static void main_restore_nodes(ctld_t *c, node_keep_t *k, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        ctld_node_t *node = ctld_node_find(c, k[i].name);
-        if (node) {
-            const ctld_node_t *s = &k[i].saved;
-            node->registered = s->registered;
-            node->link = s->link;
-            node->last_heard = s->last_heard;
-            node->boot_time = s->boot_time;
-            node->slurmd_start = s->slurmd_start;
-            node->load = s->load;
-            node->free_mem = s->free_mem;
-            node->version = s->version;
-            k[i].saved.version = NULL;
-        }
-        if (k[i].saved.link)
-            ctld_conn_set_node(k[i].saved.link, node);
-        free(k[i].saved.version);
-        free(k[i].name);
-    }
-    free(k);
-}
-
-int ctld_reconfigure(ctld_t *c, loom_err_t *err)
-{
-    loom_conf_t *conf = NULL;
-    loom_gresconf_t *gres = NULL;
-    int rc = main_load_conf(c->conf_path, &conf, &gres, err);
-    if (rc < 0)
-        return rc;
-    json_t *state = ctld_state_snapshot(c);
-    size_t nkeep;
-    node_keep_t *keep = main_keep_nodes(c, &nkeep);
-    c->sched.fresh.n = 0;
-    ctld_jobs_fini(c);
-    ctld_node_mgr_fini(c);
-    loom_conf_destroy(c->conf);
-    loom_gresconf_destroy(c->gresconf);
-    c->conf = conf;
-    c->gresconf = gres;
-    c->slurm_uid = main_user_uid(conf->slurm_user);
-    ctld_jobs_init(c);
-    ctld_node_mgr_init(c, err);
-    c->replaying = true;
-    ctld_state_replay(c, state, NULL);
-    c->replaying = false;
-    json_decref(state);
-    main_restore_nodes(c, keep, nkeep);
-    for (size_t i = 0; i < c->nnodes; i++)
-        ctld_node_mgr_sync(c, &c->nodes[i]);
-    for (size_t i = 0; i < c->jobs_running.n; i++)
-        ((ctld_job_t *)c->jobs_running.v[i])->launch_sent = true;
-    free(c->sched.part_blocked);
-    c->sched.part_blocked = loom_xcalloc(c->nparts + 1, sizeof(bool));
-    ctld_sched_trigger(c, true);
-    return 0;
-}
-
 /* ---- the context ------------------------------------------------------------------------- */
 
 static int main_create(ctld_main_t *m, const ctld_opts_t *o, loom_err_t *err)
@@ -377,16 +229,16 @@ static int main_create(ctld_main_t *m, const ctld_opts_t *o, loom_err_t *err)
     ctld_t *c = &m->c;
     const char *env = getenv("SLURM_CONF");
     c->conf_path = loom_xstrdup(o->conf ? o->conf : (env && *env ? env : "/etc/slurm/slurm.conf"));
-    int rc = main_load_conf(c->conf_path, &c->conf, &c->gresconf, err);
+    int rc = ctld_load_conf(c->conf_path, &c->conf, &c->gresconf, err);
     if (rc < 0)
         return rc;
     uv_loop_init(&m->loop);
     c->loop = &m->loop;
     c->boot_time = ctld_now();
-    c->slurm_uid = main_user_uid(c->conf->slurm_user);
+    c->slurm_uid = ctld_user_uid(c->conf->slurm_user);
     c->last_prio = CTLD_PRIO_TOP;
     c->next_job_id = (uint32_t)c->conf->first_job_id;
-    char *key_path = main_beside(c->conf_path, "slurm.key");
+    char *key_path = ctld_beside(c->conf_path, "slurm.key");
     loom_err_t kerr = {0};
     if (loom_key_load(key_path, &c->key, &kerr) < 0)
         loom_error("no cluster key (%s): node daemons cannot connect", kerr.msg);

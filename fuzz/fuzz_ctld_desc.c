@@ -1,0 +1,78 @@
+/*
+ * fuzz_ctld_desc.c - the controller's handling of job descriptions, the part
+ * of job.submit that users control: defaults and validation (job_desc.c),
+ * the scheduling request and an ever-fits placement (src/sched), records and
+ * their round trip (job_rec.c), dependencies and --test-only.
+ * Input: the JSON text of a description (messages.md §2).
+ */
+#include "common/proto.h"
+#include "ctld/ctld.h"
+#include "ctld/job_desc.h"
+#include "ctld/job_mgr.h"
+#include "ctld/job_rec.h"
+#include "ctld/node_mgr.h"
+#include "ctld/sched_driver.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char fuzz_conf[] =
+    "ClusterName=f\nSlurmctldHost=localhost\nGresTypes=gpu\n"
+    "SelectTypeParameters=CR_Core_Memory\n"
+    "NodeName=n[1-3] CPUs=4 RealMemory=1000 Gres=gpu:a100:2 Feature=fast,ib\n"
+    "NodeName=m1 CPUs=8 RealMemory=4000\n"
+    "PartitionName=p Nodes=n[1-3] Default=YES MaxTime=60 DefMemPerCPU=100\n"
+    "PartitionName=q Nodes=ALL MaxNodes=2\n";
+
+static void fuzz_job(ctld_t *c, ctld_job_t *job)
+{
+    loom_err_t err = {0};
+    job->id = 7;
+    json_t *rec = ctld_job_record(c, job, CTLD_REC_FULL);
+    ctld_job_t *back = NULL;
+    if (ctld_job_from_record(c, rec, &back, &err) == 0) {
+        loom_sbuf_t sb = LOOM_SBUF_INIT;
+        ctld_job_rec_write(c, back, &sb);
+        loom_sbuf_free(&sb);
+        ctld_job_limit_reason(c, back);
+        ctld_job_free(back);
+    }
+    json_decref(rec);
+    if (job->dependency)
+        ctld_dependency_state(c, job->dependency, &err);
+    json_t *reply = json_object();
+    ctld_sched_test_only(c, job, reply);
+    json_decref(reply);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    json_t *desc = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, NULL);
+    if (!json_is_object(desc)) {
+        json_decref(desc);
+        return 0;
+    }
+    ctld_t c = {0};
+    loom_err_t err = {0};
+    if (loom_conf_load_buffer("fuzz.conf", fuzz_conf, strlen(fuzz_conf), &c.conf, &err) < 0)
+        abort();
+    c.last_prio = CTLD_PRIO_TOP;
+    c.next_job_id = 1;
+    ctld_jobs_init(&c);
+    ctld_node_mgr_init(&c, &err);
+    ctld_peer_t peer = {.uid = 1000, .gid = 1000, .role = size % 2 ? LOOM_ROLE_ADMIN : 0};
+    ctld_job_t *job = NULL;
+    if (ctld_job_from_submit(&c, desc, "#!/bin/sh\ntrue\n", &peer, 1000000, &job, &err) == 0) {
+        fuzz_job(&c, job);
+        ctld_job_free(job);
+    }
+    ctld_node_mgr_fini(&c);
+    ctld_jobs_fini(&c);
+    ctld_sched_fini(&c);
+    loom_conf_destroy(c.conf);
+    json_decref(desc);
+    return 0;
+}
