@@ -24,6 +24,29 @@ static const loom_msg_type_t proto_types[] = {
     {"job.launch", LOOM_ROLE_NODE, 1},    {"job.kill", LOOM_ROLE_NODE, 1},
     {"job.complete", LOOM_ROLE_NODE, 1},  {"step.launch", LOOM_ROLE_NODE, 1},
     {"reply", LOOM_ROLE_USER, 1},
+    /* Accounting (messages.md §6): loomctld, sacct, sacctmgr -> loomdbd. The
+     * entity changes are role user: loomdbd also lets users whose AdminLevel
+     * is Operator or Administrator make them (its Security: step). */
+    {"dbd.job", LOOM_ROLE_NODE, 1},
+    {"dbd.jobs.query", LOOM_ROLE_USER, 1},
+    {"dbd.cluster.add", LOOM_ROLE_USER, 1},
+    {"dbd.cluster.modify", LOOM_ROLE_USER, 1},
+    {"dbd.cluster.delete", LOOM_ROLE_USER, 1},
+    {"dbd.cluster.list", LOOM_ROLE_USER, 1},
+    {"dbd.account.add", LOOM_ROLE_USER, 1},
+    {"dbd.account.modify", LOOM_ROLE_USER, 1},
+    {"dbd.account.delete", LOOM_ROLE_USER, 1},
+    {"dbd.account.list", LOOM_ROLE_USER, 1},
+    {"dbd.user.add", LOOM_ROLE_USER, 1},
+    {"dbd.user.modify", LOOM_ROLE_USER, 1},
+    {"dbd.user.delete", LOOM_ROLE_USER, 1},
+    {"dbd.user.list", LOOM_ROLE_USER, 1},
+    {"dbd.qos.add", LOOM_ROLE_USER, 1},
+    {"dbd.qos.modify", LOOM_ROLE_USER, 1},
+    {"dbd.qos.delete", LOOM_ROLE_USER, 1},
+    {"dbd.qos.list", LOOM_ROLE_USER, 1},
+    {"dbd.assoc.modify", LOOM_ROLE_USER, 1},
+    {"dbd.assoc.list", LOOM_ROLE_USER, 1},
 };
 
 #define PROTO_NTYPES (sizeof(proto_types) / sizeof(proto_types[0]))

@@ -1,0 +1,259 @@
+/*
+ * loomdbd_main.c - loomdbd: options, configuration, start-up and shutdown.
+ * See loomdbd.h for what the daemon does.
+ *
+ * Usage: loomdbd [-D] [-v...] [-f slurm.conf] [-L logfile]. The storage
+ * comes from slurmdbd.conf beside slurm.conf (dbdconf.h); without one,
+ * SQLite at <StateSaveLocation>/loom_acct.db.
+ */
+#include "dbd/loomdbd.h"
+
+#include "common/log.h"
+#include "common/sbuf.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <netdb.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define LOOMDBD_DEFAULT_PORT 6819
+
+typedef struct {
+    const char *conf, *log;
+    bool foreground;
+    int verbose;
+} loomdbd_opts_t;
+
+static int loomdbd_usage(FILE *fp, int rc)
+{
+    fprintf(fp, "Usage: loomdbd [-D] [-v...] [-f slurm.conf] [-L logfile]\n");
+    return rc;
+}
+
+static int loomdbd_args(int argc, char **argv, loomdbd_opts_t *o)
+{
+    static const struct option longopts[] = {
+        {"version", no_argument, NULL, 'V'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "Df:L:vVh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'D':
+            o->foreground = true;
+            break;
+        case 'f':
+            o->conf = optarg;
+            break;
+        case 'L':
+            o->log = optarg;
+            break;
+        case 'v':
+            o->verbose++;
+            break;
+        case 'V':
+            printf("slurm %s\n", LOOM_SLURM_VERSION);
+            exit(0);
+        case 'h':
+            exit(loomdbd_usage(stdout, 0));
+        default:
+            return -1;
+        }
+    }
+    return optind == argc ? 0 : -1;
+}
+
+/* "<dir of path>/<name>" (caller frees). */
+static char *loomdbd_beside(const char *path, const char *name)
+{
+    char *copy = loom_xstrdup(path);
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    loom_sbuf_addf(&sb, "%s/%s", dirname(copy), name);
+    free(copy);
+    return loom_sbuf_detach(&sb);
+}
+
+/* The gres/... TRES that limits may name: AccountingStorageTRES and GresTypes. */
+static void loomdbd_tres(dbd_t *d)
+{
+    loom_strv_t items = LOOM_STRV_INIT;
+    loom_strv_split(&items,
+                    d->conf->accounting_storage_tres ? d->conf->accounting_storage_tres : "", ",");
+    for (size_t i = 0; i < items.n; i++)
+        if (strchr(items.v[i], '/'))
+            loom_strv_add(&d->tres_known, items.v[i]);
+    for (size_t i = 0; i < d->conf->gres_types.n; i++) {
+        loom_sbuf_t sb = LOOM_SBUF_INIT;
+        loom_sbuf_addf(&sb, "gres/%s", d->conf->gres_types.v[i]);
+        if (loom_strv_find(&d->tres_known, loom_sbuf_str(&sb)) < 0)
+            loom_strv_add(&d->tres_known, loom_sbuf_str(&sb));
+        loom_sbuf_free(&sb);
+    }
+    loom_strv_free(&items);
+}
+
+/* Where the data lives and where the socket goes. */
+static void loomdbd_storage(dbd_t *d)
+{
+    const char *ssl = d->conf->state_save_location ? d->conf->state_save_location : "/tmp";
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    if (d->dbdconf.storage_type && strcmp(d->dbdconf.storage_type, "pgsql") == 0) {
+        d->store_type = loom_xstrdup("pgsql");
+        loom_dbdconf_conninfo(&d->dbdconf, &sb);
+        d->store_loc = loom_sbuf_detach(&sb);
+        loom_sbuf_addf(&sb, "%s/loomdbd.sock", ssl);
+        d->sock_path = loom_sbuf_detach(&sb);
+        return;
+    }
+    d->store_type = loom_xstrdup("sqlite");
+    if (d->dbdconf.storage_loc && d->dbdconf.storage_loc[0] == '/')
+        loom_sbuf_add(&sb, d->dbdconf.storage_loc);
+    else
+        loom_sbuf_addf(&sb, "%s/%s", ssl,
+                       d->dbdconf.storage_loc ? d->dbdconf.storage_loc : "loom_acct.db");
+    d->store_loc = loom_sbuf_detach(&sb);
+    d->sock_path = loomdbd_beside(d->store_loc, "loomdbd.sock");
+}
+
+static void loomdbd_listen_addr(dbd_t *d)
+{
+    const char *host = d->dbdconf.dbd_addr ? d->dbdconf.dbd_addr : d->dbdconf.dbd_host;
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    char num[128] = "127.0.0.1";
+    if (host && getaddrinfo(host, NULL, &hints, &res) == 0 && res) {
+        getnameinfo(res->ai_addr, res->ai_addrlen, num, sizeof(num), NULL, 0, NI_NUMERICHOST);
+        freeaddrinfo(res);
+    }
+    d->tcp_host = loom_xstrdup(num);
+    d->tcp_port = (int)(d->dbdconf.dbd_port                    ? d->dbdconf.dbd_port
+                        : d->conf->accounting_storage_port > 0 ? d->conf->accounting_storage_port
+                                                               : LOOMDBD_DEFAULT_PORT);
+}
+
+static int loomdbd_configure(dbd_t *d, const loomdbd_opts_t *o, loom_err_t *err)
+{
+    const char *path = o->conf ? o->conf : getenv("SLURM_CONF");
+    if (!path)
+        path = "/etc/slurm/slurm.conf";
+    int rc = loom_conf_load(path, &d->conf, err);
+    if (rc < 0)
+        return rc;
+    char *dbdconf = loomdbd_beside(path, "slurmdbd.conf");
+    rc = loom_dbdconf_load(dbdconf, &d->dbdconf, err);
+    free(dbdconf);
+    if (rc == -ENOENT) {
+        loom_err_clear(err);
+        rc = 0;
+    }
+    if (rc < 0)
+        return rc;
+    char *keypath = loomdbd_beside(path, "slurm.key");
+    loom_err_t kerr = {0};
+    if (loom_key_load(keypath, &d->key, &kerr) < 0)
+        loom_info("no cluster key (%s): the TCP port refuses every request", kerr.msg);
+    free(keypath);
+    d->cluster = loom_xstrdup(d->conf->cluster_name);
+    const char *su = d->dbdconf.slurm_user ? d->dbdconf.slurm_user : d->conf->slurm_user;
+    struct passwd *pw = su ? getpwnam(su) : NULL;
+    d->slurm_uid = pw ? pw->pw_uid : 0;
+    loomdbd_tres(d);
+    loomdbd_storage(d);
+    loomdbd_listen_addr(d);
+    return 0;
+}
+
+static void loomdbd_on_signal(uv_signal_t *h, int signum)
+{
+    dbd_t *d = h->data;
+    loom_info("signal %d: shutting down", signum);
+    dbd_server_stop(d);
+}
+
+static void loomdbd_free(dbd_t *d)
+{
+    loom_store_close(d->st);
+    loom_conf_destroy(d->conf);
+    loom_dbdconf_free(&d->dbdconf);
+    loom_key_destroy(d->key);
+    loom_strv_free(&d->tres_known);
+    free(d->store_type);
+    free(d->store_loc);
+    free(d->cluster);
+    free(d->sock_path);
+    free(d->tcp_host);
+}
+
+static int loomdbd_logging(const dbd_t *d, const loomdbd_opts_t *o)
+{
+    loom_log_level_t level = LOOM_LOG_INFO;
+    if (d->dbdconf.debug_level)
+        loom_log_parse_level(d->dbdconf.debug_level, &level);
+    for (int i = 0; i < o->verbose && level < LOOM_LOG_DEBUG2; i++)
+        level++;
+    const char *log = o->log ? o->log : d->dbdconf.log_file;
+    if (level >= LOOM_LOG_DEBUG)
+        loom_log_set_flags(LOOM_LOGF_DB);
+    return loom_log_init("loomdbd", level, log, true);
+}
+
+static void loomdbd_pidfile(const dbd_t *d)
+{
+    if (!d->dbdconf.pid_file)
+        return;
+    FILE *fp = fopen(d->dbdconf.pid_file, "w");
+    if (fp) {
+        fprintf(fp, "%d\n", (int)getpid());
+        fclose(fp);
+    }
+}
+
+static int loomdbd_run(dbd_t *d)
+{
+    loom_err_t err = {0};
+    if (dbd_store_ensure(d, &err) < 0) /* the database may come later */
+        loom_error("accounting store not available yet: %s", err.msg);
+    if (dbd_server_start(d, &err) < 0) {
+        loom_error("%s", err.msg);
+        return 1;
+    }
+    uv_signal_init(d->loop, &d->sigterm);
+    uv_signal_init(d->loop, &d->sigint);
+    d->sigterm.data = d->sigint.data = d;
+    uv_signal_start(&d->sigterm, loomdbd_on_signal, SIGTERM);
+    uv_signal_start(&d->sigint, loomdbd_on_signal, SIGINT);
+    loomdbd_pidfile(d);
+    uv_run(d->loop, UV_RUN_DEFAULT);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    loomdbd_opts_t o = {0};
+    if (loomdbd_args(argc, argv, &o) < 0)
+        return loomdbd_usage(stderr, 1);
+    loom_log_init("loomdbd", LOOM_LOG_INFO, NULL, false);
+    signal(SIGPIPE, SIG_IGN);
+    dbd_t d = {.loop = uv_default_loop()};
+    loom_err_t err = {0};
+    if (loomdbd_configure(&d, &o, &err) < 0) {
+        fprintf(stderr, "loomdbd: error: %s\n", err.msg);
+        loomdbd_free(&d);
+        return 1;
+    }
+    if (!o.foreground && daemon(1, 0) < 0) {
+        fprintf(stderr, "loomdbd: error: daemon: %s\n", strerror(errno));
+        return 1;
+    }
+    loomdbd_logging(&d, &o);
+    int rc = loomdbd_run(&d);
+    uv_loop_close(d.loop);
+    loomdbd_free(&d);
+    loom_log_close();
+    return rc;
+}

@@ -1,0 +1,371 @@
+/*
+ * loomdbd_server.c - loomdbd's listeners, connections and the queue of
+ * database work (docs/proto/frame.md, rpc.md §6, §7). See loomdbd.h.
+ *
+ * A frame is decoded on the loop; header, registry role and the handler's
+ * existence are checked there (rpc.md §6), then the request joins a FIFO
+ * that feeds one uv_work at a time. The reply is sent from the after-work
+ * callback, signed when the request was. A connection that closes while its
+ * requests are queued is kept (reference count) until they are done.
+ */
+#include "dbd/loomdbd.h"
+
+#include "common/frame.h"
+#include "common/log.h"
+#include "common/sbuf.h"
+#include "common/xalloc.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct dbd_conn {
+    union {
+        uv_handle_t handle;
+        uv_stream_t stream;
+        uv_pipe_t pipe;
+        uv_tcp_t tcp;
+    } h;
+    dbd_t *d;
+    dbd_conn_t *next;
+    loom_frame_reader_t *reader;
+    dbd_peer_t peer;
+    bool is_tcp, closing;
+    int refs;
+};
+
+struct dbd_job {
+    uv_work_t work;
+    dbd_t *d;
+    dbd_conn_t *conn;
+    json_t *req, *reply;
+    const dbd_handler_t *h;
+    dbd_peer_t peer;
+    bool signed_req;
+    dbd_job_t *next;
+};
+
+static void server_start_next(dbd_t *d);
+
+static void server_conn_unref(dbd_conn_t *c)
+{
+    if (--c->refs > 0)
+        return;
+    loom_frame_reader_destroy(c->reader);
+    free(c);
+}
+
+static void server_on_closed(uv_handle_t *h)
+{
+    server_conn_unref(h->data);
+}
+
+static void server_close(dbd_conn_t *c)
+{
+    if (c->closing)
+        return;
+    c->closing = true;
+    for (dbd_conn_t **p = &c->d->conns; *p; p = &(*p)->next) {
+        if (*p == c) {
+            *p = c->next;
+            break;
+        }
+    }
+    uv_close(&c->h.handle, server_on_closed);
+}
+
+typedef struct {
+    uv_write_t req;
+    char *buf;
+} server_write_t;
+
+static void server_on_written(uv_write_t *w, int status)
+{
+    server_write_t *sw = (server_write_t *)w;
+    free(sw->buf);
+    free(sw);
+}
+
+static void server_send(dbd_conn_t *c, const json_t *msg, bool sign)
+{
+    if (c->closing || !msg)
+        return;
+    loom_sbuf_t out = LOOM_SBUF_INIT;
+    loom_frame_auth_t auth = {
+        .key = c->d->key, .sender = "loomdbd", .ts = time(NULL), .nonce = ++c->d->nonce};
+    loom_err_t err = {0};
+    if (loom_frame_encode(msg, sign && c->d->key ? &auth : NULL, &out, &err) < 0) {
+        loom_error("cannot encode a reply: %s", err.msg);
+        loom_sbuf_free(&out);
+        return;
+    }
+    server_write_t *sw = loom_xcalloc(1, sizeof(*sw));
+    size_t len = out.len;
+    sw->buf = loom_sbuf_detach(&out);
+    uv_buf_t b = uv_buf_init(sw->buf, (unsigned)len);
+    if (uv_write(&sw->req, &c->h.stream, &b, 1, server_on_written) < 0) {
+        free(sw->buf);
+        free(sw);
+        server_close(c);
+    }
+}
+
+/* ---- the work queue ----------------------------------------------------------- */
+
+static void server_work(uv_work_t *w)
+{
+    dbd_job_t *j = w->data;
+    loom_err_t err = {0};
+    json_t *out = json_object();
+    int rc = dbd_store_ensure(j->d, &err);
+    if (rc == 0)
+        rc = j->h->fn(j->d, &j->peer, j->req, out, &err);
+    dbd_store_check(j->d, rc);
+    if (rc < 0 && rc != -LOOM_EACCESS && rc != -EEXIST)
+        loom_log_sub(LOOM_LOGF_DB, "%s: %s", j->h->name, err.msg);
+    j->reply = loom_msg_reply(j->req, rc < 0 ? rc : 0, "%s", rc < 0 ? err.msg : "");
+    if (j->reply)
+        json_object_update_missing(j->reply, out);
+    json_decref(out);
+}
+
+static void server_after_work(uv_work_t *w, int status)
+{
+    dbd_job_t *j = w->data;
+    dbd_t *d = j->d;
+    server_send(j->conn, j->reply, j->signed_req);
+    server_conn_unref(j->conn);
+    json_decref(j->req);
+    json_decref(j->reply);
+    free(j);
+    d->busy = false;
+    server_start_next(d);
+}
+
+static void server_start_next(dbd_t *d)
+{
+    if (d->busy || !d->q_head)
+        return;
+    dbd_job_t *j = d->q_head;
+    d->q_head = j->next;
+    if (!d->q_head)
+        d->q_tail = NULL;
+    d->busy = true;
+    j->work.data = j;
+    uv_queue_work(d->loop, &j->work, server_work, server_after_work);
+}
+
+static void server_enqueue(dbd_conn_t *c, json_t *msg, const dbd_handler_t *h, bool authed)
+{
+    dbd_job_t *j = loom_xcalloc(1, sizeof(*j));
+    j->d = c->d;
+    j->conn = c;
+    c->refs++;
+    j->req = json_incref(msg);
+    j->h = h;
+    j->peer = c->peer;
+    if (authed)
+        j->peer.role = LOOM_ROLE_NODE;
+    j->signed_req = authed;
+    if (c->d->q_tail)
+        c->d->q_tail->next = j;
+    else
+        c->d->q_head = j;
+    c->d->q_tail = j;
+    server_start_next(c->d);
+}
+
+/* ---- dispatch (rpc.md §6) ------------------------------------------------------- */
+
+static void server_reply_now(dbd_conn_t *c, const json_t *msg, int rc, const char *text,
+                             bool authed)
+{
+    json_t *reply = loom_msg_reply(msg, rc, "%s", text);
+    if (!reply) {
+        server_close(c);
+        return;
+    }
+    if (rc == 0 && strcmp(json_string_value(json_object_get(msg, "type")), "ping") == 0)
+        json_object_set_new(reply, "version", json_string(LOOM_SLURM_VERSION));
+    server_send(c, reply, authed);
+    json_decref(reply);
+}
+
+static void server_dispatch(dbd_conn_t *c, json_t *msg, bool authed)
+{
+    loom_err_t err = {0};
+    const loom_msg_type_t *t = NULL;
+    loom_role_t role = authed ? LOOM_ROLE_NODE : c->peer.role;
+    int rc = loom_msg_check(msg, &t, NULL, &err);
+    const dbd_handler_t *h = rc == 0 ? dbd_handler_find(t->name) : NULL;
+    bool inline_type = t && (!strcmp(t->name, "ping") || !strcmp(t->name, "shutdown"));
+    if (rc == 0 && !h && !inline_type)
+        rc = loom_errf(&err, -LOOM_EMSG_TYPE, "loomdbd does not handle '%s'", t->name);
+    if (rc == 0 && !loom_role_permits(t->role, role))
+        rc = loom_errf(&err, -LOOM_EPERM, "'%s' needs the %s role", t->name,
+                       loom_role_name(t->role));
+    if (rc < 0 || inline_type) {
+        server_reply_now(c, msg, rc, err.msg, authed);
+        if (rc == 0 && strcmp(t->name, "shutdown") == 0) {
+            loom_info("shutdown requested by uid %u", (unsigned)c->peer.uid);
+            dbd_server_stop(c->d);
+        }
+        return;
+    }
+    server_enqueue(c, msg, h, authed);
+}
+
+static void server_on_frame(dbd_conn_t *c, const char *body, size_t len)
+{
+    json_t *msg = NULL;
+    loom_err_t err = {0};
+    int authed = loom_frame_decode_body(body, len, c->d->key, c->is_tcp, time(NULL), &msg, &err);
+    if (authed < 0) {
+        loom_error("dropping a connection (uid %u): %s", (unsigned)c->peer.uid, err.msg);
+        server_close(c);
+        return;
+    }
+    server_dispatch(c, msg, authed == 1);
+    json_decref(msg);
+}
+
+static void server_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    buf->base = loom_xmalloc(65536);
+    buf->len = 65536;
+}
+
+static void server_on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+    dbd_conn_t *c = s->data;
+    loom_err_t err = {0};
+    int rc = n > 0 ? loom_frame_reader_feed(c->reader, buf->base, (size_t)n, &err) : 0;
+    free(buf->base);
+    const char *body;
+    size_t len;
+    while (rc == 0 && n > 0 && !c->closing &&
+           (rc = loom_frame_reader_next(c->reader, &body, &len, &err)) == 1) {
+        server_on_frame(c, body, len);
+        rc = 0;
+    }
+    if (rc < 0)
+        loom_error("closing a connection: %s", err.msg);
+    if (rc < 0 || n < 0)
+        server_close(c);
+}
+
+/* ---- listeners ------------------------------------------------------------------ */
+
+static void server_peer_unix(dbd_conn_t *c)
+{
+    struct ucred cred = {0};
+    socklen_t len = sizeof(cred);
+    uv_os_fd_t fd;
+    c->peer.uid = (uid_t)-1;
+    if (uv_fileno(&c->h.handle, &fd) == 0 &&
+        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
+        c->peer.uid = cred.uid;
+    c->peer.role = c->peer.uid == 0 || c->peer.uid == c->d->slurm_uid || c->peer.uid == getuid()
+                       ? LOOM_ROLE_ADMIN
+                       : LOOM_ROLE_USER;
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+    if (getpwuid_r(c->peer.uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+        snprintf(c->peer.user, sizeof(c->peer.user), "%s", res->pw_name);
+    else
+        snprintf(c->peer.user, sizeof(c->peer.user), "%u", (unsigned)c->peer.uid);
+}
+
+static void server_on_conn(uv_stream_t *srv, int status)
+{
+    dbd_t *d = srv->data;
+    if (status < 0 || d->stopping)
+        return;
+    dbd_conn_t *c = loom_xcalloc(1, sizeof(*c));
+    c->d = d;
+    c->refs = 1;
+    c->is_tcp = srv == (uv_stream_t *)&d->tcp_srv;
+    if (c->is_tcp)
+        uv_tcp_init(d->loop, &c->h.tcp);
+    else
+        uv_pipe_init(d->loop, &c->h.pipe, 0);
+    c->h.handle.data = c;
+    if (uv_accept(srv, &c->h.stream) < 0) {
+        uv_close(&c->h.handle, server_on_closed);
+        return;
+    }
+    if (c->is_tcp) {
+        uv_tcp_nodelay(&c->h.tcp, 1);
+        c->peer.role = LOOM_ROLE_USER; /* frames must be signed: decode refuses others */
+    } else {
+        server_peer_unix(c);
+    }
+    c->reader = loom_frame_reader_create(0);
+    c->next = d->conns;
+    d->conns = c;
+    uv_read_start(&c->h.stream, server_alloc, server_on_read);
+}
+
+static int server_listen_unix(dbd_t *d, loom_err_t *err)
+{
+    unlink(d->sock_path);
+    uv_pipe_init(d->loop, &d->unix_srv, 0);
+    d->unix_srv.data = d;
+    int rc = uv_pipe_bind(&d->unix_srv, d->sock_path);
+    if (rc == 0)
+        rc = uv_listen((uv_stream_t *)&d->unix_srv, 128, server_on_conn);
+    if (rc < 0)
+        return loom_errf(err, rc, "cannot listen on %s: %s", d->sock_path, uv_strerror(rc));
+    chmod(d->sock_path, 0666);
+    return 0;
+}
+
+static int server_listen_tcp(dbd_t *d, loom_err_t *err)
+{
+    struct sockaddr_storage sa;
+    int rc = uv_ip4_addr(d->tcp_host, d->tcp_port, (struct sockaddr_in *)&sa);
+    if (rc < 0)
+        rc = uv_ip6_addr(d->tcp_host, d->tcp_port, (struct sockaddr_in6 *)&sa);
+    if (rc < 0)
+        return loom_errf(err, rc, "bad DbdAddr '%s'", d->tcp_host);
+    uv_tcp_init(d->loop, &d->tcp_srv);
+    d->tcp_srv.data = d;
+    d->tcp_on = true;
+    rc = uv_tcp_bind(&d->tcp_srv, (struct sockaddr *)&sa, 0);
+    if (rc == 0)
+        rc = uv_listen((uv_stream_t *)&d->tcp_srv, 128, server_on_conn);
+    if (rc < 0)
+        return loom_errf(err, rc, "cannot listen on %s:%d: %s", d->tcp_host, d->tcp_port,
+                         uv_strerror(rc));
+    return 0;
+}
+
+int dbd_server_start(dbd_t *d, loom_err_t *err)
+{
+    int rc = server_listen_unix(d, err);
+    if (rc == 0 && d->tcp_port > 0)
+        rc = server_listen_tcp(d, err);
+    if (rc == 0)
+        loom_info("listening on %s and %s:%d", d->sock_path, d->tcp_host, d->tcp_port);
+    return rc;
+}
+
+void dbd_server_stop(dbd_t *d)
+{
+    if (d->stopping)
+        return;
+    d->stopping = true;
+    uv_close((uv_handle_t *)&d->unix_srv, NULL);
+    if (d->tcp_on)
+        uv_close((uv_handle_t *)&d->tcp_srv, NULL);
+    unlink(d->sock_path);
+    while (d->conns)
+        server_close(d->conns);
+    uv_close((uv_handle_t *)&d->sigterm, NULL);
+    uv_close((uv_handle_t *)&d->sigint, NULL);
+}
