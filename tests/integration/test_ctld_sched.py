@@ -277,14 +277,25 @@ def test_node_down_requeues_its_jobs(cluster):
     cluster.rpc("job.signal", job_id=j, cancel=True, signal=9)
 
 
-def test_loomd_timeout_and_return(make_cluster):
-    c = make_cluster(conf_extra="SlurmdTimeout=3")
+@pytest.mark.parametrize("rts", [0, 1, 2])
+def test_loomd_timeout_and_return(make_cluster, rts):
+    c = make_cluster(conf_extra="SlurmdTimeout=3\nReturnToService=%d" % rts)
+    j = c.submit(SLEEP % 60, nodelist="node2")["job_id"]
+    c.wait_job(j, "RUNNING")
     c.stop_node("node2", signal.SIGKILL)
     c.wait_for(lambda: c.nodes()["node2"]["state"] == ["DOWN", "NOT_RESPONDING"],
                "node2 DOWN after SlurmdTimeout", timeout=20)
     assert c.nodes()["node2"]["reason"] == "Not responding"
+    rec = c.job(j)  # requeued (JobRequeue=1), waiting for node2
+    assert c.state_of(rec) == "PENDING" and rec["restart_cnt"] == 1
     c.start_node("node2")
-    c.wait_nodes("IDLE", ["node2"])  # ReturnToService=2
+    if not rts:  # ReturnToService=0: stays DOWN until an admin resumes it
+        time.sleep(2)
+        assert c.nodes()["node2"]["state"][0] == "DOWN"
+        assert rc_of(c.rpc("node.update", nodes="node2", state="RESUME")) == 0
+    rec = c.wait_job(j, "RUNNING")  # back in service: the requeued job runs there again
+    assert rec["nodes"] == "node2"
+    c.rpc("job.signal", job_id=j, cancel=True, signal=9)
 
 
 def test_controller_restart_reattaches_running_job(cluster):
