@@ -20,6 +20,7 @@
 
 #include "common/fpattern.h"
 #include "common/hostlist.h"
+#include "common/jobopt.h"
 #include "common/jobenv.h"
 #include "common/log.h"
 #include "common/proto.h"
@@ -44,12 +45,15 @@
 
 extern char **environ;
 
+/* The options srun uses, from loom_jobopt_t (strings borrowed from it). */
 typedef struct srun_opts {
     long ntasks, nodes, cpus_per_task, ntasks_per_node; /* 0: not given */
     bool label, overlap, quiet;
     int verbose;
-    const char *job_name, *export_env, *chdir, *output, *error, *gres, *gpus, *mem, *jobid;
-    char **argv; /* the command and its arguments */
+    const char *job_name, *export_env, *chdir, *output, *error, *gres, *gpus;
+    uint64_t mem_per_node; /* MiB, 0: not given */
+    uint32_t jobid;        /* --jobid (or SLURM_JOB_ID), 0: none */
+    char **argv;           /* the command and its arguments */
 } srun_opts_t;
 
 typedef struct srun_task {
@@ -63,6 +67,7 @@ typedef struct srun_task {
 
 typedef struct srun {
     loom_cli_t cli;
+    loom_jobopt_t jo;
     srun_opts_t o;
     uint32_t job_id, step_id;
     char *step_nodes;
@@ -83,202 +88,86 @@ typedef struct srun {
 
 /* ---------------------------------------------------------------- options */
 
-enum {
-    SRUN_OPT_NTASKS_PER_NODE = 256,
-    SRUN_OPT_EXPORT,
-    SRUN_OPT_GRES,
-    SRUN_OPT_GPUS_PER_NODE,
-    SRUN_OPT_GPUS_PER_TASK,
-    SRUN_OPT_CPUS_PER_GPU,
-    SRUN_OPT_MEM,
-    SRUN_OPT_MEM_PER_CPU,
-    SRUN_OPT_MEM_PER_GPU,
-    SRUN_OPT_OVERLAP,
-    SRUN_OPT_JOBID,
-    SRUN_OPT_PTY,
-    SRUN_OPT_HELP,
-    SRUN_OPT_USAGE,
-    SRUN_OPT_IGNORED, /* accepted, no effect for a step on one node */
-    SRUN_OPT_IGNORED_ARG,
-};
-
-static const struct option srun_longopts[] = {
-    {"ntasks", required_argument, NULL, 'n'},
-    {"nodes", required_argument, NULL, 'N'},
-    {"cpus-per-task", required_argument, NULL, 'c'},
-    {"label", no_argument, NULL, 'l'},
-    {"job-name", required_argument, NULL, 'J'},
-    {"chdir", required_argument, NULL, 'D'},
-    {"output", required_argument, NULL, 'o'},
-    {"error", required_argument, NULL, 'e'},
-    {"input", required_argument, NULL, 'i'},
-    {"verbose", no_argument, NULL, 'v'},
-    {"quiet", no_argument, NULL, 'Q'},
-    {"version", no_argument, NULL, 'V'},
-    {"gpus", required_argument, NULL, 'G'},
-    {"ntasks-per-node", required_argument, NULL, SRUN_OPT_NTASKS_PER_NODE},
-    {"export", required_argument, NULL, SRUN_OPT_EXPORT},
-    {"gres", required_argument, NULL, SRUN_OPT_GRES},
-    {"gpus-per-node", required_argument, NULL, SRUN_OPT_GPUS_PER_NODE},
-    {"gpus-per-task", required_argument, NULL, SRUN_OPT_GPUS_PER_TASK},
-    {"cpus-per-gpu", required_argument, NULL, SRUN_OPT_CPUS_PER_GPU},
-    {"mem", required_argument, NULL, SRUN_OPT_MEM},
-    {"mem-per-cpu", required_argument, NULL, SRUN_OPT_MEM_PER_CPU},
-    {"mem-per-gpu", required_argument, NULL, SRUN_OPT_MEM_PER_GPU},
-    {"overlap", no_argument, NULL, SRUN_OPT_OVERLAP},
-    {"jobid", required_argument, NULL, SRUN_OPT_JOBID},
-    {"pty", no_argument, NULL, SRUN_OPT_PTY},
-    {"help", no_argument, NULL, SRUN_OPT_HELP},
-    {"usage", no_argument, NULL, SRUN_OPT_USAGE},
-    {"exact", no_argument, NULL, SRUN_OPT_IGNORED},
-    {"exclusive", optional_argument, NULL, SRUN_OPT_IGNORED},
-    {"unbuffered", no_argument, NULL, 'u'},
-    {"kill-on-bad-exit", optional_argument, NULL, 'K'},
-    {"disable-status", no_argument, NULL, 'X'},
-    {"wait", required_argument, NULL, 'W'},
-    {"time", required_argument, NULL, 't'},
-    {"partition", required_argument, NULL, 'p'},
-    {"account", required_argument, NULL, 'A'},
-    {"qos", required_argument, NULL, 'q'},
-    {"constraint", required_argument, NULL, 'C'},
-    {"nodelist", required_argument, NULL, 'w'},
-    {"exclude", required_argument, NULL, 'x'},
-    {"distribution", required_argument, NULL, 'm'},
-    {"mpi", required_argument, NULL, SRUN_OPT_IGNORED_ARG},
-    {"cpu-bind", required_argument, NULL, SRUN_OPT_IGNORED_ARG},
-    {"gpu-bind", required_argument, NULL, SRUN_OPT_IGNORED_ARG},
-    {"mem-bind", required_argument, NULL, SRUN_OPT_IGNORED_ARG},
-    {"hint", required_argument, NULL, SRUN_OPT_IGNORED_ARG},
-    {"open-mode", required_argument, NULL, SRUN_OPT_IGNORED_ARG},
-    {"cpu-freq", required_argument, NULL, SRUN_OPT_IGNORED_ARG},
-    {"propagate", optional_argument, NULL, SRUN_OPT_IGNORED},
-    {"quit-on-interrupt", no_argument, NULL, SRUN_OPT_IGNORED},
-    {NULL, 0, NULL, 0},
-};
-
-static void srun_usage(FILE *fp)
+static void srun_fail_opts(srun_t *s, const loom_err_t *err)
 {
-    fprintf(fp, "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]] [ : [OPTIONS(N)...]] "
-                "executable(N) [args(N)...]\n");
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    loom_jobopt_err_fmt(LOOM_JOBOPT_SRUN, err, &sb);
+    fputs(loom_sbuf_str(&sb), stderr);
+    loom_sbuf_free(&sb);
+    exit(s->cli.exit_error);
 }
 
-static long srun_count(srun_t *s, const char *opt, const char *v)
+static void srun_print(void (*fn)(loom_jobopt_cmd_t, loom_sbuf_t *))
 {
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (*end == '-') /* -N min-max: the minimum is what a step on one node needs */
-        strtol(end + 1, &end, 10);
-    if (*end != '\0' || n <= 0) {
-        loom_cli_error(&s->cli, "Invalid numeric value \"%s\" for %s.", v, opt);
-        exit(s->cli.exit_error);
-    }
-    return n;
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    fn(LOOM_JOBOPT_SRUN, &sb);
+    fputs(loom_sbuf_str(&sb), stdout);
+    loom_sbuf_free(&sb);
+    exit(0);
 }
 
-/* Options given on the command line (one case per option, hence the length);
- * the command and its arguments start at the first non-option. */
+/* Options from the command line and srun's input variables (jobopt.h, which
+ * applies CLI_SPEC §0.8's precedence). */
 static void srun_parse(srun_t *s, int argc, char **argv)
 {
-    srun_opts_t *o = &s->o;
-    int c;
-    while ((c = getopt_long(argc, argv, "+n:N:c:lJ:D:o:e:i:vQVG:uK::XW:t:p:A:q:C:w:x:m:",
-                            srun_longopts, NULL)) != -1) {
-        switch (c) {
-        case 'n':
-            o->ntasks = srun_count(s, "--ntasks", optarg);
-            break;
-        case 'N':
-            o->nodes = srun_count(s, "--nodes", optarg);
-            break;
-        case 'c':
-            o->cpus_per_task = srun_count(s, "--cpus-per-task", optarg);
-            break;
-        case SRUN_OPT_NTASKS_PER_NODE:
-            o->ntasks_per_node = srun_count(s, "--ntasks-per-node", optarg);
-            break;
-        case 'l':
-            o->label = true;
-            break;
-        case 'J':
-            o->job_name = optarg;
-            break;
-        case 'D':
-            o->chdir = optarg;
-            break;
-        case 'o':
-            o->output = optarg;
-            break;
-        case 'e':
-            o->error = optarg;
-            break;
-        case 'v':
-            o->verbose++;
-            break;
-        case 'Q':
-            o->quiet = true;
-            break;
-        case 'V':
-            loom_cli_version();
-            exit(0);
-        case 'G':
-            o->gpus = optarg;
-            break;
-        case SRUN_OPT_EXPORT:
-            o->export_env = optarg;
-            break;
-        case SRUN_OPT_GRES:
-            o->gres = optarg;
-            break;
-        case SRUN_OPT_MEM:
-            o->mem = optarg;
-            break;
-        case SRUN_OPT_OVERLAP:
-            o->overlap = true;
-            break;
-        case SRUN_OPT_JOBID:
-            o->jobid = optarg;
-            break;
-        case SRUN_OPT_PTY:
-            loom_cli_error(&s->cli, "--pty is not supported yet");
-            exit(s->cli.exit_error);
-        case SRUN_OPT_HELP:
-            srun_usage(stdout);
-            exit(0);
-        case SRUN_OPT_USAGE:
-            srun_usage(stdout);
-            exit(0);
-        case '?':
-            srun_usage(stderr);
-            exit(s->cli.exit_error);
-        default:
-            break; /* accepted and ignored for a step on one node */
-        }
+    loom_jobopt_t *jo = &s->jo;
+    loom_err_t err = {0};
+    loom_jobopt_init(jo, LOOM_JOBOPT_SRUN);
+    /* getopt names the program in its messages: Slurm's say "srun". */
+    char *prog = argv[0];
+    argv[0] = "srun";
+    int rc = loom_jobopt_load(jo, argc, argv, environ, NULL, &err);
+    argv[0] = prog;
+    if (rc < 0)
+        srun_fail_opts(s, &err);
+    if (jo->help)
+        srun_print(loom_jobopt_help);
+    if (jo->usage)
+        srun_print(loom_jobopt_usage);
+    if (jo->version) {
+        loom_cli_version();
+        exit(0);
     }
-    if (optind >= argc) {
+    if (jo->pty) {
+        loom_cli_error(&s->cli, "--pty is not supported yet");
+        exit(s->cli.exit_error);
+    }
+    if (jo->argv.n == 0) {
         loom_cli_error(&s->cli, "No command given to execute.");
         exit(s->cli.exit_error);
     }
-    o->argv = argv + optind;
+    srun_opts_t *o = &s->o;
+    o->ntasks = jo->ntasks;
+    o->nodes = jo->min_nodes;
+    o->cpus_per_task = jo->cpus_per_task;
+    o->ntasks_per_node = jo->ntasks_per_node;
+    /* -N on the command line without -n: one task per node, not the
+     * allocation's SLURM_NTASKS (as srun does). */
+    if (loom_jobopt_source(jo, "ntasks") == LOOM_JOBOPT_SRC_ENV &&
+        loom_jobopt_source(jo, "nodes") == LOOM_JOBOPT_SRC_CLI)
+        o->ntasks = 0;
+    o->label = jo->label;
+    o->overlap = jo->overlap;
+    o->verbose = jo->verbose;
+    o->quiet = jo->quiet > 0;
+    o->job_name = jo->job_name;
+    o->export_env = jo->export_env;
+    o->chdir = jo->chdir;
+    o->output = jo->std_out;
+    o->error = jo->std_err;
+    o->gres = jo->gres;
+    o->gpus = jo->gpus;
+    o->mem_per_node = jo->mem_per_node;
+    o->jobid = jo->jobid;
+    o->argv = jo->argv.v;
 }
 
-/* Input environment variables (CLI_SPEC §2): the command line wins. */
+/* What the options leave unsaid, as srun does inside an allocation. */
 static void srun_env_defaults(srun_t *s)
 {
     srun_opts_t *o = &s->o;
-    const char *v;
-    if (!o->ntasks && (v = getenv("SLURM_NTASKS")) && atol(v) > 0 && !o->nodes &&
-        !o->ntasks_per_node)
-        o->ntasks = atol(v);
-    if (!o->cpus_per_task && (v = getenv("SLURM_CPUS_PER_TASK")) && atol(v) > 0)
-        o->cpus_per_task = atol(v);
-    if (!o->export_env && (v = getenv("SLURM_EXPORT_ENV")) && *v)
-        o->export_env = v;
-    if (!o->overlap && (v = getenv("SLURM_OVERLAP")) && (!*v || strcmp(v, "0") != 0))
-        o->overlap = true;
-    if (!o->nodes) {
-        v = getenv("SLURM_NNODES");
-        o->nodes = v && atol(v) > 0 ? atol(v) : 1;
-    }
+    if (!o->nodes)
+        o->nodes = 1;
     if (!o->ntasks)
         o->ntasks = o->ntasks_per_node ? o->ntasks_per_node * o->nodes : o->nodes;
 }
@@ -361,8 +250,8 @@ static json_t *srun_step_request(const srun_t *s)
         json_object_set_new(body, "cpus_per_task", json_integer(o->cpus_per_task));
     if (o->ntasks_per_node)
         json_object_set_new(body, "ntasks_per_node", json_integer(o->ntasks_per_node));
-    if (o->mem)
-        json_object_set_new(body, "mem", json_string(o->mem));
+    if (o->mem_per_node)
+        json_object_set_new(body, "mem", json_integer((json_int_t)o->mem_per_node));
     if (o->gres)
         json_object_set_new(body, "gres", json_string(o->gres));
     if (o->gpus)
@@ -840,6 +729,7 @@ static void srun_free(srun_t *s)
         close(s->comm_fd);
     if (s->sigfd >= 0)
         close(s->sigfd);
+    loom_jobopt_free(&s->jo);
     loom_cli_fini(&s->cli);
 }
 
@@ -849,23 +739,23 @@ int main(int argc, char **argv)
     loom_cli_init(&s.cli, "srun");
     srun_parse(&s, argc, argv);
     loom_cli_set_verbosity(&s.cli, s.o.verbose, s.o.quiet);
-    const char *job = s.o.jobid ? s.o.jobid : getenv("SLURM_JOB_ID");
-    if (!job || !*job) {
+    if (!s.o.jobid) {
         loom_cli_error(&s.cli, "srun outside of a job allocation is not supported yet; run it "
                                "inside an sbatch script");
-        loom_cli_fini(&s.cli);
+        srun_free(&s);
         return s.cli.exit_error;
     }
-    s.job_id = (uint32_t)strtoul(job, NULL, 10);
+    s.job_id = s.o.jobid;
     s.node_name = getenv("SLURMD_NODENAME");
     if (!s.node_name || !*s.node_name) {
         loom_cli_error(&s.cli, "SLURMD_NODENAME is not set: srun must run on a node of job %u",
                        s.job_id);
-        loom_cli_fini(&s.cli);
+        srun_free(&s);
         return s.cli.exit_error;
     }
     srun_env_defaults(&s);
     int rc = srun_create_step(&s) < 0 ? s.cli.exit_error : srun_run(&s);
+    int exit_error = s.cli.exit_error;
     srun_free(&s);
-    return rc;
+    return rc < 0 ? exit_error : rc;
 }
