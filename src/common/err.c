@@ -63,6 +63,7 @@ static const err_entry_t err_table[] = {
     {LOOM_EINVAL_LICENSE, "LOOM_EINVAL_LICENSE", "Invalid license specification"},
     {LOOM_EINVAL_BEGIN, "LOOM_EINVAL_BEGIN", "Invalid time specified"},
     {LOOM_ENOT_SUPPORTED, "LOOM_ENOT_SUPPORTED", "Requested operation is presently disabled"},
+    {LOOM_ETOO_MANY_CPUS, "LOOM_ETOO_MANY_CPUS", "More processors requested than permitted"},
 };
 
 static const err_entry_t *err_find(int code)

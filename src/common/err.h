@@ -63,6 +63,7 @@ enum {
     LOOM_EINVAL_LICENSE,
     LOOM_EINVAL_BEGIN,
     LOOM_ENOT_SUPPORTED,
+    LOOM_ETOO_MANY_CPUS, /* More processors requested than permitted */
     LOOM_EEND
 };
 
