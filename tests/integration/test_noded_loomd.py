@@ -525,7 +525,7 @@ def test_job_dir_permissions(node):
     assert d.stat().st_mode & 0o777 == (0o711 if os.getuid() == 0 else 0o700)
     assert (node.spool / "loomd.sock").stat().st_mode & 0o077 == 0
     end = time.time() + 10
-    while not (d / "stepd.sock").exists() and time.time() < end:
+    while not ((d / "stepd.sock").exists() and (d / "script").exists()) and time.time() < end:
         time.sleep(0.05)
     assert (d / "stepd.sock").stat().st_mode & 0o077 == 0
     assert (d / "script").stat().st_mode & 0o777 == 0o700
