@@ -3,6 +3,7 @@
 #include "common/constraint.h"
 #include "common/hostlist.h"
 #include "common/jobstate.h"
+#include "common/log.h"
 #include "common/memsize.h"
 #include "common/proto.h"
 #include "common/timefmt.h"
@@ -301,9 +302,12 @@ const char *ctld_job_limit_reason(const ctld_t *c, const ctld_job_t *job)
     int64_t max = desc_secs_to_mins(p->max_time);
     if (max >= 0 && (job->time_limit < 0 || job->time_limit > max))
         return "PartitionTimeLimit";
-    if ((p->max_nodes >= 0 && job->min_nodes > (uint64_t)p->max_nodes) ||
+    if (job->min_nodes > p->n_nodes ||
+        (p->max_nodes >= 0 && job->min_nodes > (uint64_t)p->max_nodes) ||
         (p->min_nodes > 0 && job->min_nodes < (uint64_t)p->min_nodes && !job->max_nodes))
         return "PartitionNodeLimit";
+    if (job->min_cpus > job->part->total_cpus)
+        return "PartitionConfig";
     return NULL;
 }
 
@@ -315,38 +319,68 @@ static bool desc_any_allowed(const ctld_t *c, const ctld_job_t *job)
     return false;
 }
 
+/* Over the partition's limits or totals: rejected with EnforcePartLimits
+ * (Slurm's errors), else accepted to pend with the reason (slurmctld 22.05
+ * does both: "sbatch -n 9" on 8 CPUs pends with PartitionConfig). */
+static int desc_part_limits(ctld_t *c, ctld_job_t *job, bool *pends, loom_err_t *err)
+{
+    const char *why = ctld_job_limit_reason(c, job);
+    *pends = why != NULL;
+    if (!why || c->conf->enforce_part_limits == LOOM_PART_LIMITS_NO)
+        return 0;
+    if (strcmp(why, "PartitionTimeLimit") == 0)
+        return loom_errf(err, -LOOM_EINVAL_TIME, "%s", loom_strerror(-LOOM_EINVAL_TIME));
+    if (strcmp(why, "PartitionNodeLimit") == 0)
+        return loom_errf(err, -LOOM_EINVAL_NODECOUNT, "%s", loom_strerror(-LOOM_EINVAL_NODECOUNT));
+    if (strcmp(why, "PartitionConfig") == 0)
+        return loom_errf(err, -LOOM_ETOO_MANY_CPUS, "%s", loom_strerror(-LOOM_ETOO_MANY_CPUS));
+    return 0;
+}
+
+/* Slurm's first line when no node can ever run the job (the second is the
+ * error's text): CPUs per node, or memory; else the error text alone. */
+static const char *desc_unfit_why(const ctld_t *c, const ctld_job_t *job)
+{
+    uint32_t max_cpus = 0;
+    uint64_t max_mem = 0;
+    for (size_t i = 0; i < c->nnodes; i++) {
+        if (!job->allowed[i])
+            continue;
+        max_cpus = c->snodes[i].cpus > max_cpus ? c->snodes[i].cpus : max_cpus;
+        max_mem = c->snodes[i].mem_total > max_mem ? c->snodes[i].mem_total : max_mem;
+    }
+    uint64_t per_node_cpus =
+        (uint64_t)job->cpus_per_task * (job->ntasks_per_node ? job->ntasks_per_node : 1);
+    if (per_node_cpus > max_cpus)
+        return "CPU count per node can not be satisfied";
+    if ((c->conf->select_type_parameters & LOOM_CR_MEMORY) &&
+        (job->mem_per_node > max_mem || job->mem_per_cpu * per_node_cpus > max_mem))
+        return "Memory specification can not be satisfied";
+    return loom_strerror(-LOOM_ENODE_CONFIG);
+}
+
 int ctld_job_check_fit(ctld_t *c, ctld_job_t *job, loom_err_t *err)
 {
     const loom_conf_part_t *p = job->part->cfg;
-    if (job->min_nodes > p->n_nodes)
-        return loom_errf(err, -LOOM_EINVAL_NODECOUNT, "%u nodes requested, partition %s has %zu",
-                         job->min_nodes, p->name, p->n_nodes);
-    if (c->conf->enforce_part_limits != LOOM_PART_LIMITS_NO) {
-        const char *why = ctld_job_limit_reason(c, job);
-        if (why && strcmp(why, "PartitionTimeLimit") == 0)
-            return loom_errf(err, -LOOM_EINVAL_TIME, "time limit over partition %s's MaxTime",
-                             p->name);
-        if (why && strcmp(why, "PartitionNodeLimit") == 0)
-            return loom_errf(err, -LOOM_EINVAL_NODECOUNT,
-                             "node count outside partition %s's "
-                             "limits",
-                             p->name);
-    }
+    bool pends = false;
+    int rc = desc_part_limits(c, job, &pends, err);
+    if (rc < 0)
+        return rc;
     if (job->features && !desc_any_allowed(c, job))
-        return loom_errf(err, -LOOM_ECONSTRAINT, "no node of partition %s has features '%s'",
-                         p->name, job->features);
+        return loom_errf(err, -LOOM_ECONSTRAINT, "%s", loom_strerror(-LOOM_ECONSTRAINT));
     for (size_t i = 0; i < job->req.nreq_nodes; i++)
         if (!desc_in_part(job->part, job->req_idx[i]))
             return loom_errf(err, -LOOM_ENODE_CONFIG, "node %s is not in partition %s",
                              c->nodes[job->req_idx[i]].cfg->name, p->name);
+    if (pends)
+        return 0; /* it waits for the partition to change; no node test yet */
     loom_sched_alloc_t a = {0};
-    int rc = loom_sched_try_place(c->snodes, c->nnodes, &job->req, LOOM_SCHED_IGNORE_USED, &a);
+    rc = loom_sched_try_place(c->snodes, c->nnodes, &job->req, LOOM_SCHED_IGNORE_USED, &a);
     loom_sched_alloc_fini(&a);
     if (rc == -EINVAL)
-        return loom_errf(err, -LOOM_EINVAL_NODECOUNT, "node and task counts do not agree");
+        return loom_errf(err, -LOOM_EINVAL_NODECOUNT, "%s", loom_strerror(-LOOM_EINVAL_NODECOUNT));
     if (rc < 0)
-        return loom_errf(err, -LOOM_ENODE_CONFIG, "no node of partition %s can ever run it",
-                         p->name);
+        return loom_errf(err, -LOOM_ENODE_CONFIG, "%s", desc_unfit_why(c, job));
     return 0;
 }
 
@@ -369,7 +403,7 @@ static int desc_partition(ctld_t *c, const json_t *d, ctld_job_t *job, loom_err_
         if (strcmp(c->parts[i].cfg->name, first) == 0)
             job->part = &c->parts[i];
     if (!job->part)
-        return loom_errf(err, -LOOM_EINVAL_PARTITION, "invalid partition name '%s'", first);
+        return loom_errf(err, -LOOM_EINVAL_PARTITION, "invalid partition specified: %s", first);
     if (job->part->state == LOOM_CONF_PART_INACTIVE || job->part->state == LOOM_CONF_PART_DRAIN)
         return loom_errf(err, -LOOM_EINVAL_PARTITION,
                          "Required partition not available (inactive or drain)");
@@ -629,6 +663,17 @@ static int desc_policy(ctld_t *c, const json_t *d, const ctld_peer_t *peer, ctld
     return 0;
 }
 
+/* sbatch prints our message as an extra line when it differs from the
+ * error's text; Slurm prints one only for a few errors. Keep those, give the
+ * others the error's own text (the detail goes to the log). */
+static int desc_slurm_words(loom_err_t *err, int rc)
+{
+    if (!err || rc == -LOOM_EINVAL_PARTITION || rc == -LOOM_ENODE_CONFIG)
+        return rc;
+    loom_verbose("job rejected: %s", err->msg);
+    return loom_errf(err, rc, "%s", loom_strerror(rc));
+}
+
 int ctld_job_from_submit(ctld_t *c, const json_t *desc, const char *script, const ctld_peer_t *peer,
                          int64_t now, ctld_job_t **out, loom_err_t *err)
 {
@@ -654,7 +699,7 @@ int ctld_job_from_submit(ctld_t *c, const json_t *desc, const char *script, cons
         rc = ctld_job_check_fit(c, job, err);
     if (rc < 0) {
         ctld_job_free(job);
-        return rc;
+        return desc_slurm_words(err, rc);
     }
     job->desc = json_deep_copy(desc);
     json_object_del(job->desc, "env");

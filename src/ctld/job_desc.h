@@ -9,16 +9,19 @@
  * partition's then the cluster's DefMemPerCPU/DefMemPerNode, else the whole
  * node (tracked only with SelectTypeParameters=CR_*_Memory).
  *
- * Rejections (the job is not created):
+ * Rejections (the job is not created), as slurmctld 22.05 answers them:
  *   unknown partition, or none and no default   LOOM_EINVAL_PARTITION
- *   more nodes than the partition has            LOOM_EINVAL_NODECOUNT
- *   CPUs, memory, GPUs no node could ever give   LOOM_ENODE_CONFIG
+ *   CPUs, memory, GPUs no node could ever give   LOOM_ENODE_CONFIG ("CPU count
+ *     per node can not be satisfied" / "Memory specification can not be satisfied")
  *   a GRES not in GresTypes, a bad --gres text   LOOM_EINVAL_GRES
  *   a constraint no node of the partition meets  LOOM_ECONSTRAINT
  *   an unknown node in --nodelist/--exclude      LOOM_EINVAL_NODENAME
- *   over MaxTime/MaxNodes with EnforcePartLimits LOOM_EINVAL_TIME / _NODECOUNT
- * Without EnforcePartLimits a job over the partition's MaxTime or MaxNodes is
- * accepted and pends with reason PartitionTimeLimit / PartitionNodeLimit.
+ *   a malformed --dependency                     LOOM_EINVAL_DEPEND
+ * Over the partition's MaxTime, MaxNodes, node count or total CPUs: with
+ * EnforcePartLimits rejected (LOOM_EINVAL_TIME, LOOM_EINVAL_NODECOUNT,
+ * LOOM_ETOO_MANY_CPUS); without (the default) accepted, pending with reason
+ * PartitionTimeLimit, PartitionNodeLimit or PartitionConfig, as real Slurm
+ * does ("sbatch -N 3" on two nodes pends).
  *
  * Entry points: ctld_job_from_submit, ctld_job_build_req, ctld_job_check_fit,
  * ctld_job_limit_reason, ctld_uid_name, ctld_gid_name.

@@ -26,13 +26,11 @@ static int sched_dep_term(const ctld_t *c, const char *type, const char *ids, lo
         unsigned long id = strtoul(tok, &end, 10);
         if (*end || !id) {
             free(copy);
-            return loom_errf(err, -LOOM_EINVAL_DEPEND, "invalid dependency '%s'", tok);
+            return loom_errf(err, -LOOM_EINVAL_DEPEND, "%s", loom_strerror(-LOOM_EINVAL_DEPEND));
         }
         const ctld_job_t *d = ctld_job_find(c, (uint32_t)id);
         int st = 0;
-        if (!d) {
-            st = err ? -1 : 0; /* at submission an unknown job is an error; later it is gone */
-        } else {
+        if (d) { /* a job that is gone (or never was) counts as satisfied, as in Slurm */
             bool term = loom_job_state_is_terminal(d->state);
             bool ok = loom_job_base(d->state) == LOOM_JOB_COMPLETED;
             if (!strcmp(type, "after"))
@@ -43,10 +41,6 @@ static int sched_dep_term(const ctld_t *c, const char *type, const char *ids, lo
                 st = !term ? 1 : (ok ? 0 : 2);
             else
                 st = !term ? 1 : (ok ? 2 : 0);
-        }
-        if (st < 0) {
-            free(copy);
-            return loom_errf(err, -LOOM_EINVAL_DEPEND, "dependency on unknown job %lu", id);
         }
         worst = st > worst ? st : worst;
     }
@@ -63,13 +57,14 @@ int ctld_dependency_state(const ctld_t *c, const char *dep, loom_err_t *err)
         char *t = terms.v[i], *colon = strchr(t, ':');
         if (!colon) {
             if (strcmp(t, "singleton") != 0)
-                worst = loom_errf(err, -LOOM_EINVAL_DEPEND, "invalid dependency '%s'", t);
+                worst =
+                    loom_errf(err, -LOOM_EINVAL_DEPEND, "%s", loom_strerror(-LOOM_EINVAL_DEPEND));
             continue;
         }
         *colon = '\0';
         if (strcmp(t, "after") && strcmp(t, "afterany") && strcmp(t, "afterok") &&
             strcmp(t, "afternotok")) {
-            worst = loom_errf(err, -LOOM_EINVAL_DEPEND, "invalid dependency type '%s'", t);
+            worst = loom_errf(err, -LOOM_EINVAL_DEPEND, "%s", loom_strerror(-LOOM_EINVAL_DEPEND));
             continue;
         }
         int st = sched_dep_term(c, t, colon + 1, err);

@@ -49,7 +49,8 @@ void ctld_sched_run(ctld_t *c);
 void ctld_sched_test_only(ctld_t *c, ctld_job_t *job, json_t *reply);
 
 /* --dependency: 0 satisfied, 1 waiting, 2 never satisfiable; < 0 malformed
- * or naming an unknown job (LOOM_EINVAL_DEPEND, at submission). Forms:
+ * (LOOM_EINVAL_DEPEND). A job id that is not (or no longer) in the table
+ * counts as satisfied, as slurmctld 22.05 does. Forms:
  * after, afterany, afterok, afternotok (":id[:id...]", several joined by ','),
  * singleton (accepted, treated as satisfied). */
 int ctld_dependency_state(const ctld_t *c, const char *dep, loom_err_t *err);

@@ -24,28 +24,55 @@ def rc_of(reply):
 
 # ---- rejected at submission: Slurm's errors, and no job is made ---------------------
 
+# (what, description, error, the message sbatch prints before "Batch job
+# submission failed: ..." or None) -- as slurmctld 22.05 answered on a
+# one-host Slurm (bench/slurm_local.sh).
 REJECTS = [
-    ("unknown partition", {"partition": "nope"}, "LOOM_EINVAL_PARTITION"),
-    ("more CPUs than a node", {"nodes": 1, "ntasks": 9}, "LOOM_ENODE_CONFIG"),
-    ("cpus per task", {"cpus_per_task": 5}, "LOOM_ENODE_CONFIG"),
-    ("memory", {"mem_per_node": 5000}, "LOOM_ENODE_CONFIG"),
-    ("too many GPUs", {"gres": "gpu:3"}, "LOOM_ENODE_CONFIG"),
-    ("unknown GPU type", {"gres": "gpu:h100:1"}, "LOOM_ENODE_CONFIG"),
-    ("GRES not in GresTypes", {"gres": "fpga:1"}, "LOOM_EINVAL_GRES"),
-    ("bad GRES text", {"gres": "gpu:-1"}, "LOOM_EINVAL_GRES"),
-    ("more nodes than the partition", {"nodes": 3}, "LOOM_EINVAL_NODECOUNT"),
-    ("unknown feature", {"constraint": "bigmem"}, "LOOM_ECONSTRAINT"),
-    ("unknown node", {"nodelist": "node9"}, "LOOM_EINVAL_NODENAME"),
-    ("unknown dependency", {"dependency": "afterok:424242"}, "LOOM_EINVAL_DEPEND"),
+    ("unknown partition", {"partition": "nope"}, "LOOM_EINVAL_PARTITION",
+     "invalid partition specified: nope"),
+    ("more CPUs than a node", {"nodes": 1, "ntasks": 5}, "LOOM_ENODE_CONFIG", None),
+    ("cpus per task", {"cpus_per_task": 5}, "LOOM_ENODE_CONFIG",
+     "CPU count per node can not be satisfied"),
+    ("memory", {"mem_per_node": 5000}, "LOOM_ENODE_CONFIG",
+     "Memory specification can not be satisfied"),
+    ("too many GPUs", {"gres": "gpu:3"}, "LOOM_ENODE_CONFIG", None),
+    ("unknown GPU type", {"gres": "gpu:h100:1"}, "LOOM_ENODE_CONFIG", None),
+    ("GRES not in GresTypes", {"gres": "fpga:1"}, "LOOM_EINVAL_GRES", None),
+    ("bad GRES text", {"gres": "gpu:-1"}, "LOOM_EINVAL_GRES", None),
+    ("unknown feature", {"constraint": "bigmem"}, "LOOM_ECONSTRAINT", None),
+    ("unknown node", {"nodelist": "node9"}, "LOOM_EINVAL_NODENAME", None),
+    ("bad dependency", {"dependency": "afterok:abc"}, "LOOM_EINVAL_DEPEND", None),
+    ("bad dependency type", {"dependency": "foo:1"}, "LOOM_EINVAL_DEPEND", None),
 ]
 
-
-@pytest.mark.parametrize("what,desc,want", REJECTS, ids=[r[0] for r in REJECTS])
-def test_rejected(cluster, what, desc, want):
+@pytest.mark.parametrize("what,desc,want,line", REJECTS, ids=[r[0] for r in REJECTS])
+def test_rejected(cluster, what, desc, want, line):
+    from conftest import BIN
     reply = cluster.submit(**desc)
     assert rc_of(reply) == want, reply
-    assert reply["msg"]
+    if line:
+        assert reply["msg"] == line
+    else:  # the error's own text: sbatch prints only "Batch job submission failed: ..."
+        assert reply["msg"] and "'" not in reply["msg"], reply
     assert cluster.jobs() == {}
+
+
+def test_over_partition_totals_pends(cluster):
+    """slurmctld 22.05 accepts these (EnforcePartLimits=NO) and keeps them pending."""
+    nodes = cluster.submit(nodes=3)["job_id"]
+    cpus = cluster.submit(ntasks=9)["job_id"]
+    cluster.wait_for(lambda: cluster.job(nodes)["reason"] == "PartitionNodeLimit", "reason")
+    cluster.wait_for(lambda: cluster.job(cpus)["reason"] == "PartitionConfig", "reason")
+    assert cluster.state_of(cluster.job(cpus)) == "PENDING"
+    # an unknown job in --dependency counts as satisfied
+    dep = cluster.submit(dependency="afterok:424242")["job_id"]
+    cluster.wait_job(dep, "COMPLETED")
+
+
+def test_enforce_part_limits_rejects_totals(make_cluster):
+    c = make_cluster(conf_extra="EnforcePartLimits=ALL")
+    assert rc_of(c.submit(nodes=3)) == "LOOM_EINVAL_NODECOUNT"
+    assert rc_of(c.submit(ntasks=9)) == "LOOM_ETOO_MANY_CPUS"
 
 
 def test_partition_time_limit_pends(make_cluster):
