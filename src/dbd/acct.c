@@ -73,15 +73,17 @@ static int acct_txn(const loom_acct_ctx_t *a, acct_op_f *op, loom_acct_ent_t ent
     if (rc < 0)
         return rc;
     rc = op(a, ent, req, out, err);
+    if (rc >= 0 && json_is_true(json_object_get(req, "dry_run"))) {
+        loom_store_rollback(a->st); /* sacctmgr's preview before its commit question */
+        return rc;
+    }
     if (rc >= 0) {
         int crc = loom_store_commit(a->st, err);
         if (crc < 0)
             rc = crc;
     }
-    if (rc < 0) {
+    if (rc < 0) /* out keeps the details of the refusal (default_of) */
         loom_store_rollback(a->st);
-        json_object_clear(out);
-    }
     return rc;
 }
 
@@ -363,10 +365,10 @@ int loom_acct_init(const loom_acct_ctx_t *a, const char *cluster, loom_err_t *er
                         err);
     if (rc == 0)
         rc = acct_ensure(a, LOOM_ACCT_QOS,
-                         json_pack("{s:s, s:i, s:s, s:i, s:s, s:s, s:I}", "name", "normal", "id", 1,
-                                   "description", "Normal QOS default", "grace_time", 0,
-                                   "preempt_mode", "cluster", "usage_factor", "1.000000", "created",
-                                   (json_int_t)a->now),
+                         json_pack("{s:s, s:i, s:s, s:i, s:i, s:s, s:s, s:I}", "name", "normal",
+                                   "id", 1, "description", "Normal QOS default", "grace_time", 0,
+                                   "priority", 0, "preempt_mode", "cluster", "usage_factor",
+                                   "1.000000", "created", (json_int_t)a->now),
                          err);
     if (rc == 0 && cluster) {
         json_t *c = json_pack("{s:s, s:I}", "name", cluster, "created", (json_int_t)a->now);
@@ -540,10 +542,10 @@ static int acct_add_qos(const loom_acct_ctx_t *a, loom_acct_ent_t ent, const jso
         if (!name || (rc = acct_exists(a, ent, name, err)) != 0)
             continue;
         int64_t id = acct_next_id(a, ent, err);
-        json_t *rec =
-            json_pack("{s:s, s:I, s:s, s:i, s:s, s:s, s:I}", "name", name, "id", (json_int_t)id,
-                      "description", name, "grace_time", 0, "preempt_mode", "cluster",
-                      "usage_factor", "1.000000", "created", (json_int_t)a->now);
+        json_t *rec = json_pack("{s:s, s:I, s:s, s:i, s:i, s:s, s:s, s:I}", "name", name, "id",
+                                (json_int_t)id, "description", name, "grace_time", 0, "priority", 0,
+                                "preempt_mode", "cluster", "usage_factor", "1.000000", "created",
+                                (json_int_t)a->now);
         rc = id < 0 ? (int)id : acct_insert_with(a, ent, rec, set, NULL, false, err);
         json_decref(rec);
         if (rc < 0)
