@@ -1,0 +1,445 @@
+/*
+ * sacct.c - sacct: job accounting records from loomdbd (CLI_SPEC §8).
+ *
+ * Rows: each job ("123", "123_7" for an array task), then unless -X its
+ * steps ("123.batch", "123.extern", "123.0", ...). Layout: print_fields
+ * (cli_dbd.h). The query window: -S (default today's midnight, the epoch
+ * with -j) to -E (default now), as Slurm 22.05 does.
+ */
+#include "cli/cli_dbd.h"
+#include "cli/cli_format.h"
+#include "cli/cli_json.h"
+#include "cli/sacct_fields.h"
+#include "common/timefmt.h"
+#include "common/xalloc.h"
+
+#include <getopt.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SACCT_DEFAULT "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
+#define SACCT_BRIEF   "JobID,State,ExitCode"
+#define SACCT_LONG                                                                                 \
+    "JobID,JobIDRaw,JobName,Partition,MaxVMSize,MaxRSS,MaxRSSNode,AveRSS,AllocCPUS,Elapsed,"       \
+    "State,ExitCode,TotalCPU,UserCPU,SystemCPU,ReqMem,AllocTRES,NodeList"
+
+typedef struct {
+    const sacct_field_t *f;
+    int width;
+} sacct_item_t;
+
+typedef struct {
+    loom_cli_t cli;
+    loom_rpc_t *rpc;
+    loom_pf_t pf;
+    const char *format, *jobs, *users, *accounts, *states, *names, *parts, *start, *end;
+    bool all, allocs, json, helpformat;
+    sacct_item_t items[128];
+    size_t nitems;
+    loom_strv_t steps; /* "job.step" ids asked for with -j */
+    loom_sbuf_t out;
+    int argc;
+    char **argv;
+} sacct_t;
+
+static const char *const sacct_short_states[][2] = {
+    {"PD", "PENDING"},   {"R", "RUNNING"},         {"S", "SUSPENDED"},  {"CD", "COMPLETED"},
+    {"CA", "CANCELLED"}, {"F", "FAILED"},          {"TO", "TIMEOUT"},   {"NF", "NODE_FAIL"},
+    {"PR", "PREEMPTED"}, {"OOM", "OUT_OF_MEMORY"}, {"BF", "BOOT_FAIL"}, {"DL", "DEADLINE"},
+    {"RQ", "REQUEUED"},  {"CG", "COMPLETING"},
+};
+
+/* -s: short or long names, any case, as the long names the store keeps. */
+static char *sacct_states(const char *list)
+{
+    loom_strv_t v = LOOM_STRV_INIT;
+    loom_strv_split(&v, list, ",");
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    for (size_t i = 0; i < v.n; i++) {
+        const char *name = v.v[i];
+        for (size_t k = 0; k < sizeof(sacct_short_states) / sizeof(*sacct_short_states); k++)
+            if (!strcasecmp(name, sacct_short_states[k][0]) ||
+                !strcasecmp(name, sacct_short_states[k][1]))
+                name = sacct_short_states[k][1];
+        loom_sbuf_addf(&sb, "%s%s", sb.len ? "," : "", name);
+    }
+    loom_strv_free(&v);
+    return loom_sbuf_detach(&sb);
+}
+
+static int sacct_parse_format(sacct_t *s, const char *fmt)
+{
+    loom_strv_t parts = LOOM_STRV_INIT;
+    loom_strv_split(&parts, fmt, ",");
+    for (size_t i = 0; i < parts.n && s->nitems < 128; i++) {
+        char *pct = strchr(parts.v[i], '%');
+        size_t len = pct ? (size_t)(pct - parts.v[i]) : strlen(parts.v[i]);
+        const sacct_field_t *f = sacct_field_find(parts.v[i], len);
+        if (!f) {
+            loom_cli_error(&s->cli, "Invalid field requested: \"%.*s\"", (int)len, parts.v[i]);
+            loom_strv_free(&parts);
+            return -1;
+        }
+        /* An explicit %N width right-justifies, JobID too (as Slurm does). */
+        s->items[s->nitems].f = f;
+        s->items[s->nitems++].width = pct ? atoi(pct + 1) : f->width;
+    }
+    loom_strv_free(&parts);
+    return 0;
+}
+
+/* -j: job ids go to the query, step ids ("1.0") also select rows. */
+static char *sacct_job_ids(sacct_t *s)
+{
+    loom_strv_t v = LOOM_STRV_INIT;
+    loom_strv_split(&v, s->jobs, ",");
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    bool any_step = false;
+    for (size_t i = 0; i < v.n; i++) {
+        any_step |= strchr(v.v[i], '.') != NULL;
+        loom_sbuf_addf(&sb, "%s%ld", sb.len ? "," : "", strtol(v.v[i], NULL, 10));
+    }
+    for (size_t i = 0; any_step && i < v.n; i++)
+        loom_strv_add(&s->steps, v.v[i]);
+    loom_strv_free(&v);
+    return loom_sbuf_detach(&sb);
+}
+
+static int sacct_time(sacct_t *s, const char *text, time_t now, int64_t *out)
+{
+    time_t t;
+    loom_err_t err = {0};
+    if (loom_date_parse_past(text, now, &t, &err) < 0) {
+        loom_cli_error(&s->cli, "Invalid time specification '%s'", text);
+        return -1;
+    }
+    *out = t;
+    return 0;
+}
+
+static int sacct_query(sacct_t *s, time_t now, json_t **jobs)
+{
+    json_t *q = json_pack("{s:b}", "steps", !s->allocs);
+    int64_t start = 0, end = 0;
+    if (s->start && sacct_time(s, s->start, now, &start) < 0)
+        return -1;
+    if (s->end && sacct_time(s, s->end, now, &end) < 0)
+        return -1;
+    if (!s->start && s->states && !s->jobs) {
+        start = now; /* with -s the window is now */
+    } else if (!s->start && !s->jobs) {
+        struct tm tm;
+        localtime_r(&now, &tm);
+        tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+        start = mktime(&tm);
+    }
+    json_object_set_new(q, "start", json_integer(start));
+    json_object_set_new(q, "end", json_integer(end));
+    char *ids = s->jobs ? sacct_job_ids(s) : NULL,
+         *states = s->states ? sacct_states(s->states) : NULL;
+    const char *users = s->users;
+    char self[64] = "";
+    if (!users && !s->all && !s->jobs && getuid() != 0) {
+        struct passwd *pw = getpwuid(getuid());
+        snprintf(self, sizeof(self), "%s", pw ? pw->pw_name : "");
+        users = self;
+    }
+    const char *keys[] = {"job_ids", "users", "accounts", "states", "names", "partitions"};
+    const char *vals[] = {ids, users, s->accounts, states, s->names, s->parts};
+    for (int i = 0; i < 6; i++)
+        if (vals[i])
+            json_object_set_new(q, keys[i], json_string(vals[i]));
+    free(ids);
+    free(states);
+    json_t *reply = NULL;
+    loom_err_t err = {0};
+    int rc = loom_dbd_call(&s->cli, &s->rpc, "dbd.jobs.query", q, &reply, &err);
+    json_decref(q);
+    if (rc < 0) {
+        loom_cli_error(&s->cli, "%s", err.msg);
+        json_decref(reply);
+        return -1;
+    }
+    *jobs = json_incref(json_object_get(reply, "jobs"));
+    json_decref(reply);
+    return *jobs ? 0 : -1;
+}
+
+/* Jobs by submit time, then array, then task; steps batch, extern, then by number. */
+static int64_t sacct_key(const json_t *j, int which)
+{
+    switch (which) {
+    case 0:
+        return loom_ji(j, "submit_time", 0);
+    case 1:
+        return loom_ji(j, "array_job_id", loom_ji(j, "job_id", 0));
+    default:
+        return loom_ji(j, "array_task_id", -1);
+    }
+}
+
+static int sacct_job_cmp(const void *pa, const void *pb)
+{
+    const json_t *a = *(json_t *const *)pa, *b = *(json_t *const *)pb;
+    for (int k = 0; k < 3; k++)
+        if (sacct_key(a, k) != sacct_key(b, k))
+            return sacct_key(a, k) < sacct_key(b, k) ? -1 : 1;
+    return 0;
+}
+
+static long sacct_step_rank(const json_t *st)
+{
+    const json_t *id = json_object_get(st, "step_id");
+    if (json_is_integer(id))
+        return (long)json_integer_value(id);
+    const char *s = json_string_value(id);
+    if (!s)
+        return 1L << 30;
+    if (!strcmp(s, "batch"))
+        return -3;
+    if (!strcmp(s, "extern"))
+        return -2;
+    if (!strcmp(s, "interactive"))
+        return -1;
+    return strtol(s, NULL, 10);
+}
+
+static int sacct_step_cmp(const void *pa, const void *pb)
+{
+    long a = sacct_step_rank(*(json_t *const *)pa), b = sacct_step_rank(*(json_t *const *)pb);
+    return a < b ? -1 : a > b;
+}
+
+static void sacct_sort(json_t *arr, int (*cmp)(const void *, const void *))
+{
+    size_t n = json_array_size(arr), i;
+    json_t **v = loom_xcalloc(n + 1, sizeof(*v));
+    for (i = 0; i < n; i++)
+        v[i] = json_incref(json_array_get(arr, i));
+    qsort(v, n, sizeof(*v), cmp);
+    json_array_clear(arr);
+    for (i = 0; i < n; i++)
+        json_array_append_new(arr, v[i]);
+    free(v);
+}
+
+static void sacct_emit(sacct_t *s, const sacct_row_t *r)
+{
+    for (size_t i = 0; i < s->nitems; i++) {
+        loom_sbuf_t v = LOOM_SBUF_INIT;
+        s->items[i].f->fmt(r, &v);
+        loom_pf_cell(&s->pf, loom_sbuf_str(&v), s->items[i].width, i + 1 == s->nitems,
+                     s->items[i].f->number, &s->out);
+        loom_sbuf_free(&v);
+    }
+    loom_sbuf_addc(&s->out, '\n');
+}
+
+/* Is this row one -j asked for? A job id alone selects the job and its
+ * steps; "job.step" selects that step only. */
+static bool sacct_wanted(const sacct_t *s, const json_t *job, const json_t *step)
+{
+    if (!s->steps.n)
+        return true;
+    loom_sbuf_t id = LOOM_SBUF_INIT;
+    sacct_row_t r = {.job = job, .step = step};
+    sacct_field_find("JobID", 5)->fmt(&r, &id);
+    bool hit = false;
+    for (size_t i = 0; i < s->steps.n && !hit; i++) {
+        const char *item = s->steps.v[i];
+        bool whole = !strchr(item, '.') && strtol(item, NULL, 10) == loom_ji(job, "job_id", 0);
+        hit = whole || (step && !strcmp(loom_sbuf_str(&id), item));
+    }
+    loom_sbuf_free(&id);
+    return hit;
+}
+
+static void sacct_print(sacct_t *s, json_t *jobs, time_t now)
+{
+    loom_pf_col_t cols[128];
+    for (size_t i = 0; i < s->nitems; i++)
+        cols[i] = (loom_pf_col_t){s->items[i].f->name, s->items[i].width};
+    loom_pf_header(&s->pf, cols, s->nitems, &s->out);
+    size_t i, k;
+    json_t *job, *st;
+    json_array_foreach(jobs, i, job)
+    {
+        sacct_row_t r = {.job = job, .now = now};
+        if (sacct_wanted(s, job, NULL))
+            sacct_emit(s, &r);
+        json_t *steps = json_object_get(job, "steps");
+        if (s->allocs || !steps)
+            continue;
+        sacct_sort(steps, sacct_step_cmp);
+        json_array_foreach(steps, k, st)
+        {
+            r.step = st;
+            if (sacct_wanted(s, job, st))
+                sacct_emit(s, &r);
+        }
+    }
+}
+
+static void sacct_json(sacct_t *s, json_t *jobs)
+{
+    json_t *items = json_array();
+    size_t i;
+    json_t *j;
+    json_array_foreach(jobs, i, j)
+    {
+        json_t *o = json_pack(
+            "{s:I, s:s, s:s, s:s, s:s, s:{s:s}}", "job_id", (json_int_t)loom_ji(j, "job_id", 0),
+            "name", loom_js_or(j, "name", ""), "user", loom_js_or(j, "user_name", ""), "account",
+            loom_js_or(j, "account", ""), "partition", loom_js_or(j, "partition", ""), "state",
+            "current", loom_js_or(j, "state", ""));
+        json_array_append_new(items, o);
+    }
+    loom_cli_json_print("jobs", items, loom_cli_conf(&s->cli, NULL), s->argc, s->argv, &s->out);
+}
+
+static void sacct_helpformat(sacct_t *s)
+{
+    const sacct_field_t *f;
+    for (size_t i = 0; (f = sacct_field_at(i)); i++)
+        loom_sbuf_addf(&s->out, "%-20s%s", f->name, (i % 4 == 3) ? "\n" : "");
+    loom_sbuf_addc(&s->out, '\n');
+}
+
+enum { OPT_NAME = 1000, OPT_JSON, OPT_DELIM, OPT_UNITS, OPT_NOCONVERT };
+
+static int sacct_opts(sacct_t *s, int argc, char **argv)
+{
+    static const struct option lo[] = {{"jobs", required_argument, NULL, 'j'},
+                                       {"user", required_argument, NULL, 'u'},
+                                       {"allusers", no_argument, NULL, 'a'},
+                                       {"accounts", required_argument, NULL, 'A'},
+                                       {"starttime", required_argument, NULL, 'S'},
+                                       {"endtime", required_argument, NULL, 'E'},
+                                       {"state", required_argument, NULL, 's'},
+                                       {"allocations", no_argument, NULL, 'X'},
+                                       {"format", required_argument, NULL, 'o'},
+                                       {"parsable", no_argument, NULL, 'p'},
+                                       {"parsable2", no_argument, NULL, 'P'},
+                                       {"noheader", no_argument, NULL, 'n'},
+                                       {"brief", no_argument, NULL, 'b'},
+                                       {"long", no_argument, NULL, 'l'},
+                                       {"name", required_argument, NULL, OPT_NAME},
+                                       {"partition", required_argument, NULL, 'r'},
+                                       {"json", no_argument, NULL, OPT_JSON},
+                                       {"helpformat", no_argument, NULL, 'e'},
+                                       {"delimiter", required_argument, NULL, OPT_DELIM},
+                                       {"units", required_argument, NULL, OPT_UNITS},
+                                       {"noconvert", no_argument, NULL, OPT_NOCONVERT},
+                                       {"version", no_argument, NULL, 'V'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "j:u:aA:S:E:s:Xo:pPnblr:eVhvDLM:", lo, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            s->jobs = optarg;
+            break;
+        case 'u':
+            s->users = optarg;
+            break;
+        case 'a':
+            s->all = true;
+            break;
+        case 'A':
+            s->accounts = optarg;
+            break;
+        case 'S':
+            s->start = optarg;
+            break;
+        case 'E':
+            s->end = optarg;
+            break;
+        case 's':
+            s->states = optarg;
+            break;
+        case 'X':
+            s->allocs = true;
+            break;
+        case 'o':
+            s->format = optarg;
+            break;
+        case 'p':
+            s->pf.parsable = 1;
+            break;
+        case 'P':
+            s->pf.parsable = 2;
+            break;
+        case 'n':
+            s->pf.noheader = true;
+            break;
+        case 'b':
+            s->format = SACCT_BRIEF;
+            break;
+        case 'l':
+            s->format = SACCT_LONG;
+            break;
+        case 'r':
+            s->parts = optarg;
+            break;
+        case 'e':
+            s->helpformat = true;
+            break;
+        case OPT_NAME:
+            s->names = optarg;
+            break;
+        case OPT_JSON:
+            s->json = true;
+            break;
+        case OPT_DELIM:
+            s->pf.delim = optarg;
+            break;
+        case OPT_UNITS:
+        case OPT_NOCONVERT:
+        case 'v':
+        case 'D':
+        case 'L':
+        case 'M':
+            break;
+        case 'V':
+            loom_cli_version();
+            exit(0);
+        case 'h':
+            printf("Usage: sacct [options]\n");
+            exit(0);
+        default:
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    sacct_t s = {.pf = {.delim = "|"}, .out = LOOM_SBUF_INIT, .argc = argc, .argv = argv};
+    loom_cli_init(&s.cli, "sacct");
+    int rc = sacct_opts(&s, argc, argv);
+    json_t *jobs = NULL;
+    time_t now = time(NULL);
+    if (rc == 0 && s.helpformat) {
+        sacct_helpformat(&s);
+    } else if (rc == 0 && (rc = sacct_parse_format(&s, s.format ? s.format : SACCT_DEFAULT)) == 0 &&
+               (rc = sacct_query(&s, now, &jobs)) == 0) {
+        sacct_sort(jobs, sacct_job_cmp);
+        if (s.json)
+            sacct_json(&s, jobs);
+        else
+            sacct_print(&s, jobs, now);
+    }
+    loom_cli_flush(&s.out);
+    loom_sbuf_free(&s.out);
+    json_decref(jobs);
+    loom_strv_free(&s.steps);
+    loom_rpc_close(s.rpc);
+    loom_cli_fini(&s.cli);
+    return rc ? s.cli.exit_error : 0;
+}
