@@ -133,8 +133,10 @@ static void up_conf_header(const up_opts_t *o, int ctld_port, loom_sbuf_t *sb)
                    "ReturnToService=2\n"
                    "SlurmdTimeout=60\n"
                    "KillWait=5\n"
-                   "MinJobAge=300\n",
-                   ctld_port, pw ? pw->pw_name : "root", o->dir, o->dir, o->dir, o->dir);
+                   "MinJobAge=300\n"
+                   "DefMemPerCPU=%ld\n",
+                   ctld_port, pw ? pw->pw_name : "root", o->dir, o->dir, o->dir, o->dir,
+                   o->mem_mib / o->cpus);
 }
 
 /* slurm.conf and gres.conf text for the run directory; creates fake GPU files. */

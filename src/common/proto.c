@@ -19,7 +19,7 @@ static const loom_msg_type_t proto_types[] = {
     {"job.release", LOOM_ROLE_USER, 1},   {"job.requeue", LOOM_ROLE_USER, 1},
     {"node.info", LOOM_ROLE_USER, 1},     {"node.update", LOOM_ROLE_ADMIN, 1},
     {"part.info", LOOM_ROLE_USER, 1},     {"config.info", LOOM_ROLE_USER, 1},
-    {"step.create", LOOM_ROLE_USER, 1},   {"step.complete", LOOM_ROLE_NODE, 1},
+    {"step.create", LOOM_ROLE_USER, 1},   {"step.complete", LOOM_ROLE_USER, 1},
     {"node.register", LOOM_ROLE_NODE, 1}, {"node.heartbeat", LOOM_ROLE_NODE, 1},
     {"job.launch", LOOM_ROLE_NODE, 1},    {"job.kill", LOOM_ROLE_NODE, 1},
     {"job.complete", LOOM_ROLE_NODE, 1},  {"step.launch", LOOM_ROLE_NODE, 1},

@@ -21,7 +21,7 @@ static void test_registry_lookup(void **state)
         {"reconfigure", LOOM_ROLE_ADMIN},  {"job.submit", LOOM_ROLE_USER},
         {"job.signal", LOOM_ROLE_USER},    {"node.update", LOOM_ROLE_ADMIN},
         {"node.register", LOOM_ROLE_NODE}, {"node.heartbeat", LOOM_ROLE_NODE},
-        {"job.launch", LOOM_ROLE_NODE},    {"step.complete", LOOM_ROLE_NODE},
+        {"job.launch", LOOM_ROLE_NODE},    {"step.complete", LOOM_ROLE_USER},
         {"reply", LOOM_ROLE_USER},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
