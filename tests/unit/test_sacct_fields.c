@@ -1,0 +1,89 @@
+/* test_sacct_fields.c - sacct's field formatters (CLI_SPEC §8). */
+#include "cli/sacct_fields.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+static void test_cpu_time(void **state)
+{
+    static const struct {
+        int64_t usec;
+        const char *want;
+    } cases[] = {
+        {0, "00:00:00"},           {32000, "00:00.032"},     {61500000, "01:01.500"},
+        {3599999000, "59:59.999"}, {3600000000, "01:00:00"}, {90061000000, "1-01:01:01"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        loom_sbuf_t sb = LOOM_SBUF_INIT;
+        sacct_cpu_time(cases[i].usec, &sb);
+        assert_string_equal(loom_sbuf_str(&sb), cases[i].want);
+        loom_sbuf_free(&sb);
+    }
+}
+
+static void test_fields(void **state)
+{
+    json_t *job =
+        json_loads("{\"job_id\":4,\"array_job_id\":3,\"array_task_id\":1,\"name\":\"arr\","
+                   "\"state\":\"CANCELLED\",\"cancelled_by\":0,\"exit_code\":2304,"
+                   "\"start_time\":100,\"end_time\":3761,\"num_cpus\":4,"
+                   "\"time_limit\":525600,\"mem_per_node\":4096,\"submit_time\":90}",
+                   0, NULL);
+    json_t *step = json_loads("{\"step_id\":\"batch\",\"max_rss\":12212,\"ncpus\":2,"
+                              "\"start_time\":100,\"end_time\":160,\"exit_code\":9}",
+                              0, NULL);
+    static const struct {
+        const char *field;
+        int on_step;
+        const char *want;
+    } cases[] = {
+        {"JobID", 0, "3_1"},
+        {"JobIDRaw", 0, "4"},
+        {"JobID", 1, "3_1.batch"},
+        {"JobIDRaw", 1, "4.batch"},
+        {"State", 0, "CANCELLED by 0"},
+        {"ExitCode", 0, "9:0"},
+        {"ExitCode", 1, "0:9"},
+        {"Elapsed", 0, "01:01:01"},
+        {"ElapsedRaw", 0, "3661"},
+        {"CPUTime", 0, "04:04:04"},
+        {"CPUTimeRAW", 1, "120"},
+        {"Timelimit", 0, "365-00:00:00"},
+        {"TimelimitRaw", 0, "525600"},
+        {"Timelimit", 1, ""},
+        {"ReqMem", 0, "4G"},
+        {"MaxRSS", 1, "12212K"},
+        {"MaxRSS", 0, ""},
+        {"Start", 0, "1970-01-01T00:01:40"},
+        {"Submit", 1, "1970-01-01T00:01:40"},
+        {"End", 1, "1970-01-01T00:02:40"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const sacct_field_t *f = sacct_field_find(cases[i].field, strlen(cases[i].field));
+        assert_non_null(f);
+        sacct_row_t r = {.job = job, .step = cases[i].on_step ? step : NULL, .now = 10000};
+        loom_sbuf_t sb = LOOM_SBUF_INIT;
+        f->fmt(&r, &sb);
+        if (strcmp(loom_sbuf_str(&sb), cases[i].want) != 0)
+            fail_msg("%s (step %d): '%s', expected '%s'", cases[i].field, cases[i].on_step,
+                     loom_sbuf_str(&sb), cases[i].want);
+        loom_sbuf_free(&sb);
+    }
+    assert_null(sacct_field_find("Bogus", 5));
+    assert_non_null(sacct_field_find("jobid", 5));
+    json_decref(job);
+    json_decref(step);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cpu_time),
+        cmocka_unit_test(test_fields),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
