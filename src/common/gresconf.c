@@ -144,7 +144,10 @@ static int gresconf_expand_item(const char *item, loom_strv_t *out, char *why, s
     loom_hostlist_t *hl = NULL;
     loom_err_t e2;
     if (loom_hostlist_parse(item + dir_n, &hl, &e2) < 0) {
-        snprintf(why, why_n, "%s", e2.msg);
+        /* why_n may be shorter than the message: copy what fits. */
+        size_t len = strnlen(e2.msg, why_n - 1);
+        memcpy(why, e2.msg, len);
+        why[len] = '\0';
         return -1;
     }
     size_t n = loom_hostlist_count(hl);

@@ -315,7 +315,7 @@ static int hostlist_parse_item(const char *pat, size_t patlen, hostlist_item_t *
     while (p < end) {
         if (*p == '[') {
             hostlist_seg_t *seg = hostlist_item_add_seg(item, lit, (size_t)(p - lit));
-            uint64_t n;
+            uint64_t n = 0;
             int rc = hostlist_parse_group(pat, patlen, &p, seg, &n, err);
             if (rc < 0)
                 return rc;
