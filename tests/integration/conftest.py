@@ -249,6 +249,25 @@ class Cluster:
             d.stop()
         if self.ctld:
             self.ctld.stop()
+        self.reap_supervisors()
+
+    def reap_supervisors(self):
+        """Kill the step supervisors of this cluster and their jobs.
+
+        Supervisors outlive loomd by design (a restarted loomd re-attaches
+        them), so stopping the daemons leaves them waiting; each is a session
+        leader (setsid), so its session holds its job's processes too."""
+        sessions = set()
+        for pid in _pids():
+            cmd = _cmdline(pid)
+            if cmd and cmd[0].endswith("loomstepd") and any(str(self.root) in a for a in cmd):
+                sessions.add(pid)
+        for pid in _pids():
+            if _session(pid) in sessions:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
 
     # -- talking to it --
     def ping(self):
@@ -355,6 +374,27 @@ class Cluster:
             if any(m in text for m in SANITIZER_MARKS):
                 bad.append(p.name)
         return bad
+
+
+def _pids():
+    return [int(d) for d in os.listdir("/proc") if d.isdigit()]
+
+
+def _cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
+    except OSError:
+        return None
+
+
+def _session(pid):
+    """The session id of pid (field 6 of /proc/pid/stat), or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return int(f.read().rsplit(")", 1)[1].split()[3])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 @pytest.fixture
