@@ -188,7 +188,7 @@ static int jobopt_long(jobopt_parse_t *p, int *i, loom_err_t *err)
     const char *a = whole + 2;
     const char *eq = strchr(a, '=');
     size_t n = eq ? (size_t)(eq - a) : strlen(a);
-    const loom_jobopt_def_t *d;
+    const loom_jobopt_def_t *d = NULL;
     int rc = jobopt_find_long(p->o->cmd, whole, a, n, &d, err);
     if (rc < 0)
         return rc;
