@@ -1,0 +1,3 @@
+#!/bin/sh
+#SBATCH --nod=2
+#SBATCH -J

@@ -1,0 +1,2 @@
+#!/bin/sh
+#SBATCH -n x --time=abc

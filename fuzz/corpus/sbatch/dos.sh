@@ -1,0 +1,3 @@
+#!/bin/sh
+#SBATCH -n 2
+hostname

@@ -1,0 +1,2 @@
+#!/bin/sh
+#SBATCH SLURM_NTASKS=4 SRUN_CPUS_PER_TASK=2 SLURM_JOB_NUM_NODES=x -l --pty -K0 -I5 --mpi=pmi2 bash
