@@ -717,8 +717,8 @@ json_t *loom_jobopt_to_json(const loom_jobopt_t *o)
 
 static const char *const jobopt_usage_line[] = {
     "Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]",
-    "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]] [ : [OPTIONS(N)...]] "
-    "executable(N) [args(N)...]",
+    ("Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]] [ : [OPTIONS(N)...]] "
+     "executable(N) [args(N)...]"),
     "Usage: salloc [OPTIONS(0)...] [ : [OPTIONS(N)]] [command(0) [args(0)...]]",
 };
 
