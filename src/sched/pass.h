@@ -5,9 +5,16 @@
  * jobs already sorted with loom_sched_job_cmp; the pass walks them in order,
  * places each job that fits, applies its allocation to the node model (so no
  * later job in the same pass can overcommit CPUs, memory or GRES), and writes
- * one verdict per job. Without backfill (a later issue) a job that does not
- * fit blocks the lower-priority jobs of its partition, as Slurm's main
- * scheduler does; they get "Priority" without being tried.
+ * one verdict per job. A job that does not fit blocks the lower-priority jobs
+ * of its partition, as Slurm's main scheduler does; they get "Priority"
+ * without being tried (backfill.h may start them later without delaying it).
+ *
+ * Order (loom_sched_job_cmp): partition PriorityTier first, then priority,
+ * then submit time, then job id. A job that names several partitions comes
+ * once per partition (same slot, its own part, tier and priority); once one
+ * entry starts, the others are skipped (verdict LOOM_SCHED_DUPLICATE).
+ * Placement looks only at the nodes that had a free CPU when the pass began
+ * (a 10,000-node cluster that is mostly busy costs little per job).
  *
  * Stopping early keeps a pass cheap with 10,000 pending jobs: it ends as soon
  * as every partition is blocked, no usable node has a free CPU, or
@@ -16,7 +23,8 @@
  * the blocked set into an incremental pass over newly submitted jobs when no
  * resources were freed since the last full pass.
  *
- * Entry points: loom_sched_job_cmp, loom_sched_sort, loom_sched_pass.
+ * Entry points: loom_sched_job_cmp, loom_sched_sort, loom_sched_pass,
+ * loom_sched_free_cpus, loom_sched_open_nodes.
  */
 #ifndef LOOM_SCHED_PASS_H
 #define LOOM_SCHED_PASS_H
@@ -29,9 +37,12 @@
 
 typedef struct loom_sched_job {
     uint32_t job_id;
+    uint32_t tier;               /* partition PriorityTier: higher first */
     uint32_t priority;           /* higher first */
     int64_t submit_time;         /* earlier first */
+    int64_t duration;            /* seconds it may run (time limit); < 0 = no limit */
     uint32_t part;               /* partition index, < nparts */
+    uint32_t slot;               /* the same for every entry of one job; < nslots */
     const loom_sched_req_t *req; /* borrowed */
     void *ctx;                   /* the caller's job, untouched */
 } loom_sched_job_t;
@@ -45,6 +56,7 @@ typedef enum {
     LOOM_SCHED_NODES_UNAVAILABLE, /* would not fit even on idle nodes: too many of the
                                    * nodes it may use are down or drained. Does not block
                                    * its partition. */
+    LOOM_SCHED_DUPLICATE,         /* another entry of the same job started */
 } loom_sched_verdict_t;
 
 typedef struct loom_sched_result {
@@ -56,9 +68,10 @@ typedef struct loom_sched_pass_opts {
     size_t nparts;
     bool *part_blocked;  /* nparts entries, in/out; NULL = start with none blocked */
     uint32_t max_starts; /* 0 = no limit */
+    uint32_t nslots;     /* > max slot, for multi-partition jobs; 0 = every job once */
 } loom_sched_pass_opts_t;
 
-/* qsort order: priority descending, then submit time, then job id. */
+/* qsort order: tier descending, priority descending, then submit time, job id. */
 int loom_sched_job_cmp(const void *a, const void *b);
 void loom_sched_sort(loom_sched_job_t *jobs, size_t njobs);
 
@@ -70,5 +83,8 @@ size_t loom_sched_pass(loom_sched_node_t *nodes, size_t nnodes, const loom_sched
 
 /* Free CPUs over nodes that take new work (the pass stops at 0). */
 uint64_t loom_sched_free_cpus(const loom_sched_node_t *nodes, size_t nnodes);
+/* Indices of the nodes that take new work and have a free (or shareable)
+ * CPU, ascending; *n set. The caller frees the array. */
+uint32_t *loom_sched_open_nodes(const loom_sched_node_t *nodes, size_t nnodes, size_t *n);
 
 #endif
