@@ -114,10 +114,19 @@ static int jobopt_ambiguous(loom_jobopt_cmd_t cmd, const char *whole, const char
     size_t nd;
     const loom_jobopt_def_t *defs = loom_jobopt_defs(&nd);
     loom_sbuf_t sb = LOOM_SBUF_INIT;
+    const loom_jobopt_def_t *first = NULL;
     loom_sbuf_addf(&sb, "option '%s' is ambiguous; possibilities:", whole);
-    for (size_t i = 0; i < nd; i++)
-        if (jobopt_visible(&defs[i], cmd) && strncmp(defs[i].name, a, n) == 0)
-            loom_sbuf_addf(&sb, " '--%s'", defs[i].name);
+    for (size_t i = 0; i < nd; i++) {
+        const loom_jobopt_def_t *d = &defs[i];
+        if (!jobopt_visible(d, cmd) || strncmp(d->name, a, n) != 0)
+            continue;
+        /* glibc leaves out the aliases of the first match */
+        if (first && jobopt_same(first, d))
+            continue;
+        if (!first)
+            first = d;
+        loom_sbuf_addf(&sb, " '--%s'", d->name);
+    }
     loom_errf(err, -LOOM_EUSAGE, "%s", loom_sbuf_str(&sb));
     loom_sbuf_free(&sb);
     return -LOOM_EUSAGE;

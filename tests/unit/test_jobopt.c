@@ -362,6 +362,11 @@ static void test_jobopt_errors(void **state)
         {SR, "--array=1|x", -LOOM_EUSAGE, "unrecognized option '--array=1'"},
         {SR, "--requeue|x", -LOOM_EUSAGE, "unrecognized option '--requeue'"},
         {SR, "-a|1", -LOOM_EUSAGE, "invalid option -- 'a'"},
+        {SR, "--cpu=1|x", -LOOM_EUSAGE, /* the alias cpu_bind is not listed, as in glibc */
+         "option '--cpu=1' is ambiguous; possibilities: '--cpu-bind' '--cpu-freq' "
+         "'--cpus-per-gpu' '--cpus-per-task'"},
+        {SR, "--job=x|x", -LOOM_EUSAGE,
+         "option '--job=x' is ambiguous; possibilities: '--jobid' '--job-name'"},
         {SR, "-Kx|x", -LOOM_EPARSE, "Invalid numeric value \"x\" for --kill-on-bad-exit."},
         {SR, "-Wx|x", -LOOM_EPARSE, "Invalid numeric value \"x\" for --wait."},
         {SR, "-Ix|x", -LOOM_EPARSE, "Invalid numeric value \"x\" for immediate."},
