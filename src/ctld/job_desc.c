@@ -302,11 +302,12 @@ const char *ctld_job_limit_reason(const ctld_t *c, const ctld_job_t *job)
     int64_t max = desc_secs_to_mins(p->max_time);
     if (max >= 0 && (job->time_limit < 0 || job->time_limit > max))
         return "PartitionTimeLimit";
-    if (job->min_nodes > p->n_nodes ||
-        (p->max_nodes >= 0 && job->min_nodes > (uint64_t)p->max_nodes) ||
+    if ((p->max_nodes >= 0 && job->min_nodes > (uint64_t)p->max_nodes) ||
         (p->min_nodes > 0 && job->min_nodes < (uint64_t)p->min_nodes && !job->max_nodes))
         return "PartitionNodeLimit";
-    if (job->min_cpus > job->part->total_cpus)
+    /* More nodes or CPUs than the partition has at all (no MaxNodes crossed):
+     * slurmctld 22.05 says PartitionConfig for both. */
+    if (job->min_nodes > p->n_nodes || job->min_cpus > job->part->total_cpus)
         return "PartitionConfig";
     return NULL;
 }

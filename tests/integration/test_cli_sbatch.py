@@ -113,12 +113,6 @@ REJECTED = [
     (["-p", "nope", "--wrap=true"], None,
      re.compile(r"^(sbatch: error: .*\n)?sbatch: error: Batch job submission failed: Invalid "
                 r"partition name specified\n$")),
-    (["-N", "10", "--wrap=true"], None,
-     re.compile(r"sbatch: error: Batch job submission failed: Node count specification "
-                r"invalid\n$")),
-    (["-n", "100", "--wrap=true"], None,
-     re.compile(r"sbatch: error: Batch job submission failed: Requested node configuration is "
-                r"not available\n$")),
     (["--mem=999999", "--wrap=true"], None,
      re.compile(r"sbatch: error: Batch job submission failed: Requested node configuration is "
                 r"not available\n$")),
@@ -154,3 +148,29 @@ def test_version_and_help(cluster):
     assert re.match(r"^slurm \d+\.\d+\.\d+\n$", sbatch(cluster, "-V").stdout)
     assert "Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]" in sbatch(
         cluster, "--help").stdout
+
+
+# More nodes or CPUs than the partition has: real Slurm 22.05 with its default
+# EnforcePartLimits=NO accepts the job and leaves it pending with reason
+# PartitionConfig (checked side by side); with EnforcePartLimits=ALL it refuses.
+OVER_PARTITION = [("-N", "10"), ("-n", "100")]
+
+
+@pytest.mark.parametrize("args", OVER_PARTITION, ids=[" ".join(a) for a in OVER_PARTITION])
+def test_over_partition_pends(cluster, args):
+    jid = submitted(sbatch(cluster, *args, "--wrap=true"))
+    for _ in range(50):  # the reason is set by the next scheduling pass
+        p = cluster.run("squeue", "-h", "-j", jid, "-o", "%t %r")
+        if p.stdout != "PD None\n":
+            break
+        time.sleep(0.1)
+    assert p.stdout == "PD PartitionConfig\n", p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("args", OVER_PARTITION, ids=[" ".join(a) for a in OVER_PARTITION])
+def test_over_partition_rejected_when_enforced(make_cluster, args):
+    c = make_cluster(conf_extra="EnforcePartLimits=ALL")
+    before = job_ids(c)
+    p = sbatch(c, *args, "--wrap=true", rc=1)
+    assert re.search(r"sbatch: error: Batch job submission failed: ", p.stderr), p.stderr
+    assert job_ids(c) == before
