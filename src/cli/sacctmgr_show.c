@@ -291,7 +291,9 @@ static int sam_show_words(sam_t *s, int ent, int argc, char **argv, json_t *wher
 static json_t *sam_fetch(sam_t *s, int ent, const json_t *where, const char *key, int *rc)
 {
     char type[64];
-    json_t *body = json_pack("{s:O}", "where", where ? where : json_object());
+    /* "o" steals the reference: a borrowed where gets its own, a new {} is given away. */
+    json_t *w = where ? json_incref((json_t *)where) : json_object();
+    json_t *body = json_pack("{s:o}", "where", w);
     json_t *reply = NULL;
     loom_err_t err = {0};
     *rc = loom_dbd_call(&s->cli, &s->rpc, sam_type(ent, "list", type, sizeof(type)), body, &reply,
