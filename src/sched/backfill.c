@@ -48,11 +48,33 @@ typedef struct {
     size_t ng;
 } bf_need_t;
 
+/* A node that could take part in a plan. */
+typedef struct {
+    uint32_t idx;
+    bool required;
+    const bf_need_t *need; /* its class's */
+} bf_cand_t;
+
+/* Per-job planning arrays, kept by the planner and reused. */
+struct bf_scratch {
+    bf_cand_t *cand;
+    bf_need_t *cls_need;
+    uint8_t *cls_state;
+};
+
+#define BF_MAX_CLASSES 64 /* node shapes looked up; nodes beyond get classes of their own */
+
 struct loom_sched_bf {
     int64_t now, horizon, res;
     uint32_t max_test, tested, nslots;
     size_t nnodes;
     bf_node_t *nodes;
+    uint32_t *cls; /* per node: its shape class (needs are computed once per class) */
+    uint32_t *cls_rep;
+    uint32_t ncls;
+    uint32_t *open; /* nodes with a free CPU when the planner was made */
+    size_t nopen;
+    struct bf_scratch *scratch; /* per-job planning arrays, reused */
     uint8_t *slot_done;
     int64_t lim_end; /* the limit callback's interval is [now, lim_end) */
 };
@@ -146,6 +168,43 @@ static void bf_hold_alloc(loom_sched_bf_t *bf, const loom_sched_node_t *nodes,
     }
 }
 
+static bool bf_same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Do two nodes need the same for any request? */
+static bool bf_same_shape(const loom_sched_node_t *a, const loom_sched_node_t *b)
+{
+    if (a->cpus != b->cpus || a->mem_total != b->mem_total || a->threads != b->threads ||
+        a->whole_cores != b->whole_cores || a->ngres != b->ngres || a->ngroups != b->ngroups)
+        return false;
+    for (size_t i = 0; i < a->ngres; i++) {
+        const loom_sched_gres_t *x = &a->gres[i], *y = &b->gres[i];
+        if (x->group != y->group || x->count != y->count || !bf_same_str(x->name, y->name) ||
+            !bf_same_str(x->type, y->type))
+            return false;
+    }
+    return true;
+}
+
+static void bf_classes(loom_sched_bf_t *bf, const loom_sched_node_t *nodes)
+{
+    bf->cls = loom_xcalloc(bf->nnodes + 1, sizeof(uint32_t));
+    bf->cls_rep = loom_xcalloc(bf->nnodes + 1, sizeof(uint32_t));
+    for (uint32_t i = 0; i < bf->nnodes; i++) {
+        uint32_t c = bf->ncls;
+        if (i && bf_same_shape(&nodes[i], &nodes[bf->cls_rep[bf->cls[i - 1]]]))
+            c = bf->cls[i - 1];
+        for (uint32_t k = 0; c == bf->ncls && k < bf->ncls && k < BF_MAX_CLASSES; k++)
+            if (bf_same_shape(&nodes[i], &nodes[bf->cls_rep[k]]))
+                c = k;
+        if (c == bf->ncls)
+            bf->cls_rep[bf->ncls++] = i;
+        bf->cls[i] = c;
+    }
+}
+
 loom_sched_bf_t *loom_sched_bf_create(const loom_sched_node_t *nodes, size_t nnodes,
                                       const loom_sched_running_t *running, size_t nrunning,
                                       const loom_sched_bf_opts_t *opts)
@@ -170,6 +229,8 @@ loom_sched_bf_t *loom_sched_bf_create(const loom_sched_node_t *nodes, size_t nno
         for (size_t g = 0; g < nodes[i].ngres; g++)
             n->gcap[nodes[i].gres[g].group] += nodes[i].gres[g].count;
     }
+    bf_classes(bf, nodes);
+    bf->open = loom_sched_open_nodes(nodes, nnodes, &bf->nopen);
     for (size_t r = 0; r < nrunning; r++) {
         int64_t end = running[r].end;
         if (end <= bf->now) /* over its limit: it is being killed */
@@ -186,6 +247,15 @@ void loom_sched_bf_destroy(loom_sched_bf_t *bf)
     for (size_t i = 0; i < bf->nnodes; i++)
         free(bf->nodes[i].seg);
     free(bf->nodes);
+    free(bf->cls);
+    free(bf->cls_rep);
+    free(bf->open);
+    if (bf->scratch) {
+        free(bf->scratch->cand);
+        free(bf->scratch->cls_need);
+        free(bf->scratch->cls_state);
+        free(bf->scratch);
+    }
     free(bf->slot_done);
     free(bf);
 }
@@ -320,13 +390,6 @@ static int64_t bf_node_earliest(const loom_sched_bf_t *bf, uint32_t idx, const b
 
 /* ---- choosing when and where ------------------------------------------------------ */
 
-/* A node that could take part in a plan. */
-typedef struct {
-    uint32_t idx;
-    bool required;
-    bf_need_t need;
-} bf_cand_t;
-
 typedef struct {
     loom_sched_bf_t *bf;
     const loom_sched_node_t *nodes;
@@ -335,6 +398,8 @@ typedef struct {
     uint32_t k; /* nodes wanted */
     bf_cand_t *cand;
     size_t ncand, nreq;
+    bf_need_t *cls_need; /* per class */
+    uint8_t *cls_state;  /* 0 not computed, 1 fits the node, 2 never */
 } bf_plan_t;
 
 static bool bf_is_required(const loom_sched_req_t *r, uint32_t idx)
@@ -345,21 +410,41 @@ static bool bf_is_required(const loom_sched_req_t *r, uint32_t idx)
     return false;
 }
 
+/* The job's need on node i (computed once per node class); NULL: never. */
+static const bf_need_t *bf_node_need(bf_plan_t *pl, uint32_t i)
+{
+    uint32_t c = pl->bf->cls[i];
+    if (!pl->cls_state[c]) {
+        const loom_sched_node_t *rep = &pl->nodes[pl->bf->cls_rep[c]];
+        pl->cls_state[c] = bf_need(rep, pl->req, pl->k, &pl->cls_need[c]) ? 1 : 2;
+    }
+    return pl->cls_state[c] == 1 ? &pl->cls_need[c] : NULL;
+}
+
 static void bf_collect(bf_plan_t *pl)
 {
     const loom_sched_req_t *r = pl->req;
-    pl->cand = loom_xcalloc(pl->bf->nnodes + 1, sizeof(*pl->cand));
+    struct bf_scratch *sc = pl->bf->scratch;
+    if (!sc) {
+        sc = pl->bf->scratch = loom_xcalloc(1, sizeof(*sc));
+        sc->cand = loom_xcalloc(pl->bf->nnodes + 1, sizeof(*sc->cand));
+        sc->cls_need = loom_xcalloc(pl->bf->ncls + 1, sizeof(*sc->cls_need));
+        sc->cls_state = loom_xcalloc(pl->bf->ncls + 1, 1);
+    }
+    pl->cand = sc->cand;
+    pl->cls_need = sc->cls_need;
+    pl->cls_state = sc->cls_state;
+    memset(pl->cls_state, 0, pl->bf->ncls + 1);
     for (uint32_t i = 0; i < pl->bf->nnodes; i++) {
         const loom_sched_node_t *n = &pl->nodes[i];
         if (!n->usable || (r->allowed && !r->allowed[i]))
             continue;
-        bf_cand_t *c = &pl->cand[pl->ncand];
-        if (!bf_need(n, r, pl->k, &c->need))
+        const bf_need_t *need = bf_node_need(pl, i);
+        if (!need)
             continue;
-        c->idx = i;
-        c->required = bf_is_required(r, i);
-        pl->nreq += c->required;
-        pl->ncand++;
+        bool req = r->nreq_nodes && bf_is_required(r, i);
+        pl->cand[pl->ncand++] = (bf_cand_t){i, req, need};
+        pl->nreq += req;
     }
 }
 
@@ -372,9 +457,13 @@ static int64_t bf_earliest_one(bf_plan_t *pl, int64_t tmin, size_t *pick)
         if (pl->nreq && !pl->cand[i].required)
             continue;
         int64_t tmax = best == LOOM_SCHED_BF_NEVER ? pl->bf->horizon : best;
-        int64_t t = bf_node_earliest(pl->bf, pl->cand[i].idx, &pl->cand[i].need, pl->d, tmin, tmax);
+        int64_t t = bf_node_earliest(pl->bf, pl->cand[i].idx, pl->cand[i].need, pl->d, tmin, tmax);
         if (t == LOOM_SCHED_BF_NEVER)
             continue;
+        if (t == tmin) { /* nothing can be earlier; where exactly is the placement's call */
+            *pick = i;
+            return t;
+        }
         const loom_sched_node_t *n = &pl->nodes[pl->cand[i].idx];
         uint32_t fr = n->cpus - n->cpus_used;
         if (t < best || (t == best && (n->weight < pl->nodes[pl->cand[*pick].idx].weight ||
@@ -409,7 +498,7 @@ static void bf_windows(bf_plan_t *pl, const bf_cand_t *c, int64_t tmin, bf_ev_t 
     const bf_node_t *bn = &pl->bf->nodes[c->idx];
     int64_t cur = tmin, horizon = pl->bf->horizon;
     for (uint32_t i = 0; i < bn->nseg && cur <= horizon; i++) {
-        if (bf_seg_ok(bn, &bn->seg[i], &c->need))
+        if (bf_seg_ok(bn, &bn->seg[i], c->need))
             continue;
         int64_t se = i + 1 < bn->nseg ? bn->seg[i + 1].t : LOOM_SCHED_BF_NEVER;
         int64_t a = bn->seg[i].t;
@@ -491,7 +580,7 @@ static size_t bf_choose_at(bf_plan_t *pl, int64_t t, size_t *chosen)
     size_t n = 0;
     for (size_t i = 0; i < pl->ncand; i++) {
         const bf_cand_t *c = &pl->cand[i];
-        if (bf_node_earliest(pl->bf, c->idx, &c->need, pl->d, t, t) != t)
+        if (bf_node_earliest(pl->bf, c->idx, c->need, pl->d, t, t) != t)
             continue;
         v[n++] = (bf_pick_t){i, pl->nodes[c->idx].weight, bf_free_cpus_at(pl->bf, c->idx, t),
                              c->idx, c->required};
@@ -577,12 +666,12 @@ static void bf_reserve(bf_plan_t *pl, int64_t t, const size_t *chosen, size_t n,
     for (size_t i = 0; i < n; i++) {
         const bf_cand_t *c = &pl->cand[chosen[i]];
         bf_use_t u;
-        bf_need_to_use(pl->bf, c->idx, &c->need, t, end, &u);
+        bf_need_to_use(pl->bf, c->idx, c->need, t, end, &u);
         bf_hold(pl->bf, c->idx, t, end, &u);
         where->nodes[i] = (loom_sched_node_alloc_t){
-            .node = c->idx, .ntasks = c->need.tasks, .ncpus = c->need.cpus, .mem = c->need.mem};
-        where->ncpus += c->need.cpus;
-        where->ntasks += c->need.tasks;
+            .node = c->idx, .ntasks = c->need->tasks, .ncpus = c->need->cpus, .mem = c->need->mem};
+        where->ncpus += c->need->cpus;
+        where->ntasks += c->need->tasks;
     }
     where->nnodes = n;
     where->exclusive = pl->req->exclusive;
@@ -629,7 +718,8 @@ static int bf_start_now(loom_sched_bf_t *bf, loom_sched_node_t *nodes, size_t nn
                         const loom_sched_job_t *j, loom_sched_alloc_t *out)
 {
     bf->lim_end = bf_add_time(bf->now, j->duration < 0 ? LOOM_SCHED_BF_NEVER : j->duration);
-    loom_sched_place_opts_t o = {.limit = bf_limit, .limit_arg = bf};
+    loom_sched_place_opts_t o = {
+        .subset = bf->open, .nsubset = bf->nopen, .limit = bf_limit, .limit_arg = bf};
     int rc = loom_sched_try_place_ex(nodes, nnodes, j->req, &o, out);
     if (rc == 0 && loom_sched_alloc_apply(nodes, nnodes, out) < 0) {
         loom_sched_alloc_fini(out);
@@ -650,6 +740,14 @@ static void bf_plan_init(bf_plan_t *pl, loom_sched_bf_t *bf, const loom_sched_no
     pl->d = j->duration < 0 ? LOOM_SCHED_BF_NEVER : j->duration;
     pl->k = j->req->min_nodes ? j->req->min_nodes : 1;
     bf_collect(pl);
+}
+
+/* The arrays belong to the planner's scratch: nothing to free per job. */
+static void bf_plan_free(bf_plan_t *pl)
+{
+    pl->cand = NULL;
+    pl->cls_need = NULL;
+    pl->cls_state = NULL;
 }
 
 static loom_sched_verdict_t bf_why_not(const loom_sched_node_t *nodes, size_t nnodes,
@@ -689,7 +787,7 @@ static void bf_examine(loom_sched_bf_t *bf, loom_sched_node_t *nodes, size_t nno
         res->verdict != LOOM_SCHED_NODES_UNAVAILABLE)
         bf->slot_done[j->slot] = 1;
     free(chosen);
-    free(pl.cand);
+    bf_plan_free(&pl);
 }
 
 size_t loom_sched_bf_run(loom_sched_bf_t *bf, loom_sched_node_t *nodes, size_t nnodes,
@@ -740,15 +838,17 @@ int64_t loom_sched_bf_earliest(loom_sched_bf_t *bf, const loom_sched_node_t *nod
         where->nodes = loom_xcalloc(nchosen + 1, sizeof(*where->nodes));
         for (size_t i = 0; i < nchosen; i++) {
             const bf_cand_t *c = &pl.cand[chosen[i]];
-            where->nodes[i] = (loom_sched_node_alloc_t){
-                .node = c->idx, .ntasks = c->need.tasks, .ncpus = c->need.cpus, .mem = c->need.mem};
-            where->ncpus += c->need.cpus;
+            where->nodes[i] = (loom_sched_node_alloc_t){.node = c->idx,
+                                                        .ntasks = c->need->tasks,
+                                                        .ncpus = c->need->cpus,
+                                                        .mem = c->need->mem};
+            where->ncpus += c->need->cpus;
         }
         where->nnodes = nchosen;
         qsort(where->nodes, nchosen, sizeof(*where->nodes), bf_idx_cmp);
     }
     free(chosen);
-    free(pl.cand);
+    bf_plan_free(&pl);
     (void)nnodes;
     return t;
 }

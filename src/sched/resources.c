@@ -84,6 +84,7 @@ void loom_sched_node_add_gres(loom_sched_node_t *n, const char *name, const char
                                               .index = index,
                                               .count = index >= 0 ? 1 : count,
                                               .group = group};
+    n->group_count[group] += n->gres[n->ngres - 1].count;
     if (strcmp(name, "gpu") == 0)
         n->gpus += (uint32_t)(index >= 0 ? 1 : count);
 }
@@ -184,6 +185,8 @@ static void resources_node_mark(loom_sched_node_t *n, const loom_sched_node_allo
         loom_sched_gres_t *gr = &n->gres[na->gres[g].gres];
         uint64_t c = na->gres[g].count;
         gr->used = take ? gr->used + c : gr->used - c;
+        n->group_used[gr->group] =
+            take ? n->group_used[gr->group] + c : n->group_used[gr->group] - c;
         if (strcmp(gr->name, "gpu") == 0)
             n->gpus_used = (uint32_t)(take ? n->gpus_used + c : n->gpus_used - c);
     }

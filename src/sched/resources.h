@@ -59,9 +59,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LOOM_SCHED_MAX_CPUS   4096 /* CPUs per node the bitmap can hold */
-#define LOOM_SCHED_MAX_GROUPS 16   /* distinct GRES name:type pairs per node (more share the last) \
-                                    */
+#define LOOM_SCHED_MAX_CPUS 4096 /* CPUs per node the bitmap can hold */
+#define LOOM_SCHED_MAX_GROUPS                                                                      \
+    16 /* distinct GRES name:type pairs per node (more share the last)                             \
+        */
 
 /* One GRES line of a node: a device (count 1, index >= 0) or a counted pool
  * (index -1, e.g. shards or licences). */
@@ -86,6 +87,8 @@ typedef struct loom_sched_node {
     loom_sched_gres_t *gres;
     size_t ngres;
     uint32_t ngroups;
+    uint64_t group_count[LOOM_SCHED_MAX_GROUPS]; /* units per group, and in use */
+    uint64_t group_used[LOOM_SCHED_MAX_GROUPS];
     uint32_t gpus, gpus_used;         /* units of GRES "gpu", all types */
     uint16_t sockets, cores, threads; /* cores per socket, threads per core */
     bool whole_cores;                 /* allocate CPUs by whole cores */

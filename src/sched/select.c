@@ -114,24 +114,33 @@ static bool select_offer(const place_t *p, uint32_t idx, offer_t *o)
 
 static bool select_gres_match(const loom_sched_gres_t *g, const char *name, const char *type)
 {
-    if (strcmp(g->name, name) != 0)
+    if (g->name != name && strcmp(g->name, name) != 0)
         return false;
-    return !type || (g->type && strcmp(g->type, type) == 0);
+    return !type || (g->type && (g->type == type || strcmp(g->type, type) == 0));
+}
+
+/* A line of each group, to read the group's name and type. */
+static const loom_sched_gres_t *select_group_line(const loom_sched_node_t *n, uint32_t group)
+{
+    for (size_t i = 0; i < n->ngres; i++)
+        if (n->gres[i].group == group)
+            return &n->gres[i];
+    return NULL;
 }
 
 /* Free units of name[:type] on a node, group limits applied. */
 static uint64_t select_gres_free(const place_t *p, const loom_sched_node_t *n, const offer_t *o,
                                  const char *name, const char *type)
 {
-    uint64_t per_group[LOOM_SCHED_MAX_GROUPS] = {0};
-    for (size_t i = 0; i < n->ngres; i++) {
-        const loom_sched_gres_t *g = &n->gres[i];
-        if (select_gres_match(g, name, type))
-            per_group[g->group] += g->count - (p->ignore ? 0 : g->used);
-    }
     uint64_t sum = 0;
-    for (uint32_t g = 0; g < n->ngroups; g++)
-        sum += o->limited ? select_min64(per_group[g], o->lim.gres[g]) : per_group[g];
+    for (uint32_t g = 0; g < n->ngroups; g++) {
+        const loom_sched_gres_t *line =
+            n->ngroups == n->ngres ? &n->gres[g] : select_group_line(n, g);
+        if (!line || !select_gres_match(line, name, type))
+            continue;
+        uint64_t free_units = n->group_count[g] - (p->ignore ? 0 : n->group_used[g]);
+        sum += o->limited ? select_min64(free_units, o->lim.gres[g]) : free_units;
+    }
     return sum;
 }
 
