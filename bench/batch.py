@@ -122,7 +122,9 @@ def start_loom(build, cpus, tmp):
     bindir = os.path.join(build, "bin")
     rundir = os.path.join(tmp, "loom")
     subprocess.run([os.path.join(bindir, "loom"), "up", "--dir", rundir, "--nodes", "1",
-                    "--cpus-per-node", str(cpus), "--gpus-per-node", "0"], check=True,
+                    "--cpus-per-node", str(cpus), "--gpus-per-node", "0",
+                    # the same job-count limit as the real Slurm of slurm_local.sh
+                    "--set", "MaxJobCount=1100000"], check=True,
                    stdout=subprocess.DEVNULL)
     return System("loom", bindir, os.path.join(rundir, "etc", "slurm.conf"), "loomctld"), rundir
 

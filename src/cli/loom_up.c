@@ -53,6 +53,8 @@ typedef struct {
     long mem_mib;
     const char *gpu_type;
     const char *partition;
+    const char *extra[32]; /* --set Key=Value lines appended to slurm.conf */
+    int nextra;
 } up_opts_t;
 
 /* A free TCP port on loopback (bind to 0, read it back, release it). */
@@ -169,6 +171,9 @@ static int up_write_configs(const up_opts_t *o, int ctld_port, const int *node_p
     }
     loom_sbuf_addf(&conf, "PartitionName=%s Nodes=ALL Default=YES MaxTime=7-00:00:00 State=UP\n",
                    o->partition);
+    /* Later lines win in slurm.conf, so --set overrides the defaults above. */
+    for (int i = 0; i < o->nextra; i++)
+        loom_sbuf_addf(&conf, "%s\n", o->extra[i]);
     if (rc == 0) {
         snprintf(path, sizeof(path), "%s/etc/slurm.conf", o->dir);
         rc = up_write_file(path, loom_sbuf_str(&conf), 0644);
@@ -312,6 +317,7 @@ static void up_usage(FILE *fp)
 {
     fprintf(fp, "Usage: loom up [--dir DIR] [--nodes N] [--gpus-per-node G] [--gpu-type T]\n"
                 "               [--cpus-per-node C] [--mem-per-node MIB] [--partition NAME]\n"
+                "               [--set Key=Value]...   (extra slurm.conf lines)\n"
                 "       loom down [--dir DIR]\n"
                 "DIR defaults to ./loom-run.\n");
 }
@@ -356,6 +362,7 @@ enum {
     UP_OPT_CPUS,
     UP_OPT_MEM,
     UP_OPT_PART,
+    UP_OPT_SET,
     UP_OPT_HELP
 };
 
@@ -367,6 +374,7 @@ static const struct option up_longopts[] = {
     {"cpus-per-node", required_argument, NULL, UP_OPT_CPUS},
     {"mem-per-node", required_argument, NULL, UP_OPT_MEM},
     {"partition", required_argument, NULL, UP_OPT_PART},
+    {"set", required_argument, NULL, UP_OPT_SET},
     {"help", no_argument, NULL, UP_OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -400,6 +408,11 @@ static int up_apply_opt(up_opts_t *o, int c, const char *arg, loom_err_t *err)
         break;
     case UP_OPT_PART:
         o->partition = arg;
+        break;
+    case UP_OPT_SET:
+        if (!strchr(arg, '=') || strchr(arg, '\n') || o->nextra == 32)
+            return loom_errf(err, -LOOM_EPARSE, "--set takes Key=Value (at most 32): '%s'", arg);
+        o->extra[o->nextra++] = arg;
         break;
     default:
         return loom_errf(err, -LOOM_EPARSE, "unknown option (see loom up --help)");
