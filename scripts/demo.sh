@@ -8,8 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
 scripts/deps.sh
+echo "=== building Loom (release preset)"
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
+if ! cmake --build --preset release -j "$(nproc 2>/dev/null || echo 2)" >/tmp/loom-demo-build.log 2>&1; then
+  cat /tmp/loom-demo-build.log; exit 1
+fi
 bin=$top/build/release/bin
 
 echo "=== loom config check -f examples/lambda/slurm.conf (seed 004's cluster)"

@@ -81,6 +81,26 @@ static int up_mkdir(const char *path, mode_t mode)
     return -errno;
 }
 
+/* mkdir -p: every missing component of an absolute path. */
+static int up_mkdir_parents(const char *path, mode_t mode)
+{
+    char buf[PATH_MAX];
+    size_t len = strlen(path);
+    if (len >= sizeof(buf))
+        return -ENAMETOOLONG;
+    memcpy(buf, path, len + 1);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        int rc = up_mkdir(buf, mode);
+        *p = '/';
+        if (rc != 0)
+            return rc;
+    }
+    return up_mkdir(buf, mode);
+}
+
 static int up_write_file(const char *path, const char *text, mode_t mode)
 {
     char tmp[PATH_MAX + 8];
@@ -196,7 +216,7 @@ static int up_make_dirs(const up_opts_t *o, loom_err_t *err)
     char path[PATH_MAX + 16];
     for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
         snprintf(path, sizeof(path), "%s%s", o->dir, subdirs[i]);
-        int rc = up_mkdir(path, 0755);
+        int rc = i == 0 ? up_mkdir_parents(path, 0755) : up_mkdir(path, 0755);
         if (rc != 0)
             return loom_errf(err, rc, "cannot create %s: %s", path, loom_strerror(rc));
     }
