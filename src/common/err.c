@@ -64,6 +64,8 @@ static const err_entry_t err_table[] = {
     {LOOM_EINVAL_BEGIN, "LOOM_EINVAL_BEGIN", "Invalid time specified"},
     {LOOM_ENOT_SUPPORTED, "LOOM_ENOT_SUPPORTED", "Requested operation is presently disabled"},
     {LOOM_ETOO_MANY_CPUS, "LOOM_ETOO_MANY_CPUS", "More processors requested than permitted"},
+    {LOOM_ENODES_BUSY, "LOOM_ENODES_BUSY", "Requested nodes are busy"},
+    {LOOM_ESTEP_LAUNCH, "LOOM_ESTEP_LAUNCH", "Task launch failed"},
 };
 
 static const err_entry_t *err_find(int code)

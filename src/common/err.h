@@ -64,6 +64,8 @@ enum {
     LOOM_EINVAL_BEGIN,
     LOOM_ENOT_SUPPORTED,
     LOOM_ETOO_MANY_CPUS, /* More processors requested than permitted */
+    LOOM_ENODES_BUSY,    /* Requested nodes are busy (a step must wait) */
+    LOOM_ESTEP_LAUNCH,   /* a step's tasks could not be launched on a node */
     LOOM_EEND
 };
 

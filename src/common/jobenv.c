@@ -137,6 +137,23 @@ void loom_jobenv_layout(const uint32_t *cpus, size_t n, uint32_t cpus_per_task, 
         tasks[i] += (uint32_t)(left / n + (i < left % n ? 1 : 0));
 }
 
+void loom_jobenv_rank_nodes(const uint32_t *tasks, size_t n, bool cyclic, uint32_t *node_of)
+{
+    uint64_t total = 0, r = 0;
+    for (size_t i = 0; i < n; i++)
+        total += tasks[i];
+    if (!cyclic) {
+        for (size_t i = 0; i < n; i++)
+            for (uint32_t k = 0; k < tasks[i]; k++)
+                node_of[r++] = (uint32_t)i;
+        return;
+    }
+    for (uint32_t round = 0; r < total; round++)
+        for (size_t i = 0; i < n && r < total; i++)
+            if (tasks[i] > round)
+                node_of[r++] = (uint32_t)i;
+}
+
 uint32_t loom_jobenv_default_ntasks(const uint32_t *cpus, size_t n, uint32_t cpus_per_task)
 {
     uint64_t total = jobenv_rounds(cpus, n, cpus_per_task, UINT32_MAX);
@@ -292,8 +309,7 @@ static void jobenv_set_counts(loom_strv_t *env, const char *name, const uint32_t
     loom_sbuf_free(&sb);
 }
 
-/* CUDA_VISIBLE_DEVICES and its vendor siblings. */
-static void jobenv_gpu_vars(loom_strv_t *env, const uint32_t *gpus, size_t n, unsigned flags)
+void loom_jobenv_gpu_vars(loom_strv_t *env, const uint32_t *gpus, size_t n, unsigned flags)
 {
     static const struct {
         unsigned flag;
@@ -398,7 +414,7 @@ static void jobenv_batch_gpus(const loom_jobenv_job_t *job, const loom_jobenv_no
         return;
     jobenv_set_list(env, "SLURM_JOB_GPUS", node->gpus, node->ngpus);
     loom_jobenv_setf(env, "SLURM_GPUS_ON_NODE", "%zu", node->ngpus);
-    jobenv_gpu_vars(env, node->gpus, node->ngpus, node->gpu_env);
+    loom_jobenv_gpu_vars(env, node->gpus, node->ngpus, node->gpu_env);
 }
 
 void loom_jobenv_batch(const loom_jobenv_job_t *job, const loom_jobenv_node_t *node,
@@ -424,18 +440,42 @@ void loom_jobenv_batch(const loom_jobenv_job_t *job, const loom_jobenv_node_t *n
     jobenv_set_opt(env, "HOSTNAME", node->hostname);
 }
 
+/* The allocation variables also set by loom_jobenv_batch (ids, sizes). */
+void loom_jobenv_alloc(const loom_jobenv_job_t *job, const char *cluster, const char *conf,
+                       loom_strv_t *env)
+{
+    loom_jobenv_node_t node = {.index = UINT32_MAX, .cluster = cluster};
+    jobenv_batch_ids(job, env);
+    jobenv_batch_sizes(job, &node, env);
+    jobenv_set_opt(env, "SLURM_SUBMIT_DIR", job->submit_dir);
+    jobenv_set_opt(env, "SLURM_SUBMIT_HOST", job->submit_host);
+    jobenv_set_opt(env, "SLURM_CLUSTER_NAME", cluster);
+    jobenv_set_opt(env, "SLURM_GPUS", job->gpus);
+    jobenv_set_opt(env, "SLURM_GPUS_PER_NODE", job->gpus_per_node);
+    jobenv_set_opt(env, "SLURM_GPUS_PER_TASK", job->gpus_per_task);
+    if (job->cpus_per_gpu)
+        jobenv_set_u32(env, "SLURM_CPUS_PER_GPU", job->cpus_per_gpu);
+    jobenv_set_opt(env, "SLURM_CONF", conf);
+}
+
+/* Ranks of this node's tasks: gtids, or consecutive from first_task. */
+static uint32_t jobenv_rank(const loom_jobenv_step_t *step, uint32_t local)
+{
+    return step->gtids ? step->gtids[local] : step->first_task + local;
+}
+
 void loom_jobenv_step(const loom_jobenv_step_t *step, uint32_t local_id, long task_pid,
                       loom_strv_t *env)
 {
     uint32_t here = step->node_id < step->num_nodes ? step->tasks_per_node[step->node_id] : 0;
     jobenv_set_u32(env, "SLURM_STEP_ID", step->step_id);
     jobenv_set_u32(env, "SLURM_STEPID", step->step_id);
-    jobenv_set_u32(env, "SLURM_PROCID", step->first_task + local_id);
+    jobenv_set_u32(env, "SLURM_PROCID", jobenv_rank(step, local_id));
     jobenv_set_u32(env, "SLURM_LOCALID", local_id);
     jobenv_set_u32(env, "SLURM_NODEID", step->node_id);
     loom_sbuf_t gtids = LOOM_SBUF_INIT;
     for (uint32_t i = 0; i < here; i++)
-        loom_sbuf_addf(&gtids, "%s%u", i ? "," : "", (unsigned)(step->first_task + i));
+        loom_sbuf_addf(&gtids, "%s%u", i ? "," : "", (unsigned)jobenv_rank(step, i));
     loom_jobenv_set(env, "SLURM_GTIDS", loom_sbuf_str(&gtids));
     loom_sbuf_free(&gtids);
     loom_jobenv_set(env, "SLURM_STEP_NODELIST", step->nodelist);
@@ -447,7 +487,9 @@ void loom_jobenv_step(const loom_jobenv_step_t *step, uint32_t local_id, long ta
     jobenv_set_u32(env, "SLURM_NPROCS", step->ntasks);
     jobenv_set_counts(env, "SLURM_STEP_TASKS_PER_NODE", step->tasks_per_node, step->num_nodes);
     jobenv_set_counts(env, "SLURM_TASKS_PER_NODE", step->tasks_per_node, step->num_nodes);
-    loom_jobenv_set(env, "SLURM_DISTRIBUTION", "block");
+    loom_jobenv_set(env, "SLURM_DISTRIBUTION", step->distribution ? step->distribution : "block");
+    if (step->cpus_on_node)
+        jobenv_set_u32(env, "SLURM_CPUS_ON_NODE", step->cpus_on_node);
     /* srun 22.05 still sets the pre-20.02 heterogeneous-job name too. */
     const char *cpn = loom_jobenv_get(env, "SLURM_JOB_CPUS_PER_NODE");
     if (cpn) {
@@ -460,7 +502,7 @@ void loom_jobenv_step(const loom_jobenv_step_t *step, uint32_t local_id, long ta
     if (step->ngpus) {
         jobenv_set_list(env, "SLURM_STEP_GPUS", step->gpus, step->ngpus);
         loom_jobenv_setf(env, "SLURM_GPUS_ON_NODE", "%zu", step->ngpus);
-        jobenv_gpu_vars(env, step->gpus, step->ngpus, step->gpu_env);
+        loom_jobenv_gpu_vars(env, step->gpus, step->ngpus, step->gpu_env);
     }
     jobenv_set_opt(env, "SLURM_SRUN_COMM_HOST", step->comm_host);
     jobenv_set_opt(env, "SLURM_LAUNCH_NODE_IPADDR", step->comm_host);

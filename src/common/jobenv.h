@@ -9,6 +9,8 @@
  *  - loom_jobenv_batch(): every batch variable (column B of §12) for a job on
  *    one node, written over an environment (usually the exported one).
  *  - loom_jobenv_step(): the task variables (column T) of one srun task.
+ *  - loom_jobenv_alloc(): the allocation variables (column A) of salloc and
+ *    of srun outside an allocation.
  *  - loom_jobenv_job_from_json(): fills loom_jobenv_job_t from a job record
  *    (docs/proto/messages.md §1, with `desc` and `env`).
  *  - loom_jobenv_counts() / loom_jobenv_layout(): Slurm's "4(x2),2" lists and
@@ -94,15 +96,18 @@ typedef struct loom_jobenv_step {
     uint32_t num_nodes;   /* entries of tasks_per_node */
     const uint32_t *tasks_per_node;
     uint32_t ntasks;
-    uint32_t cpus_per_task; /* 0: not requested */
-    const uint32_t *gpus;   /* the step's GPU indexes on this node */
-    size_t ngpus;           /* 0: leave the inherited GPU variables alone */
-    unsigned gpu_env;       /* as in loom_jobenv_node_t */
-    const char *comm_host;  /* SLURM_SRUN_COMM_HOST, SLURM_LAUNCH_NODE_IPADDR */
-    int comm_port;          /* SLURM_SRUN_COMM_PORT, SLURM_STEP_LAUNCHER_PORT */
-    const char *node_name;  /* SLURMD_NODENAME, SLURM_TOPOLOGY_ADDR */
-    uint32_t node_id;       /* index of this node in the step */
-    uint32_t first_task;    /* global rank of this node's first task */
+    uint32_t cpus_per_task;   /* 0: not requested */
+    const uint32_t *gpus;     /* the step's GPU indexes on this node */
+    size_t ngpus;             /* 0: leave the inherited GPU variables alone */
+    unsigned gpu_env;         /* as in loom_jobenv_node_t */
+    const char *comm_host;    /* SLURM_SRUN_COMM_HOST, SLURM_LAUNCH_NODE_IPADDR */
+    int comm_port;            /* SLURM_SRUN_COMM_PORT, SLURM_STEP_LAUNCHER_PORT */
+    const char *node_name;    /* SLURMD_NODENAME, SLURM_TOPOLOGY_ADDR */
+    uint32_t node_id;         /* index of this node in the step */
+    uint32_t first_task;      /* global rank of this node's first task */
+    const uint32_t *gtids;    /* ranks of this node's tasks (cyclic); NULL: first_task.. */
+    const char *distribution; /* SLURM_DISTRIBUTION; NULL: "block" */
+    uint32_t cpus_on_node;    /* SLURM_CPUS_ON_NODE of the step; 0: leave it */
 } loom_jobenv_step_t;
 
 /* --- NAME=value vectors --- */
@@ -122,6 +127,11 @@ void loom_jobenv_counts(const uint32_t *v, size_t n, loom_sbuf_t *out);
  * at least 1), then round-robin past that. tasks[] gets n counts. */
 void loom_jobenv_layout(const uint32_t *cpus, size_t n, uint32_t cpus_per_task, uint32_t ntasks,
                         uint32_t *tasks);
+/* Which node each rank of a step runs on: node_of[r] for r < sum(tasks).
+ * Block puts consecutive ranks on a node; cyclic deals ranks out one per
+ * node per round (a node that has its count is skipped). */
+void loom_jobenv_rank_nodes(const uint32_t *tasks, size_t n, bool cyclic, uint32_t *node_of);
+
 /* The task count of a job that did not give -n: one per cpus_per_task CPUs. */
 uint32_t loom_jobenv_default_ntasks(const uint32_t *cpus, size_t n, uint32_t cpus_per_task);
 
@@ -136,6 +146,16 @@ void loom_jobenv_batch(const loom_jobenv_job_t *job, const loom_jobenv_node_t *n
  * env (which holds the batch environment srun inherited). */
 void loom_jobenv_step(const loom_jobenv_step_t *step, uint32_t local_id, long task_pid,
                       loom_strv_t *env);
+
+/* The allocation variables of salloc's shell (column A of §12) and of the
+ * environment srun passes to its tasks after creating an allocation: job
+ * ids, name, nodes, CPUs and tasks per node, requested sizes, submit dir and
+ * host, cluster, SLURM_CONF; written over env. */
+void loom_jobenv_alloc(const loom_jobenv_job_t *job, const char *cluster, const char *conf,
+                       loom_strv_t *env);
+/* CUDA_VISIBLE_DEVICES and its vendor siblings (flags LOOM_JOBENV_GPU_*; 0:
+ * the default) set to the n device indexes. */
+void loom_jobenv_gpu_vars(loom_strv_t *env, const uint32_t *gpus, size_t n, unsigned flags);
 
 /* Fill job from a job record (messages.md §1). Strings point into rec, which
  * must outlive job; node_cpus is allocated: release with loom_jobenv_job_free().

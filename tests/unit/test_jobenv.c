@@ -520,6 +520,74 @@ static void test_jobenv_from_json(void **state)
     json_decref(bad);
 }
 
+static void test_jobenv_rank_nodes(void **state)
+{
+    static const struct {
+        uint32_t tasks[4];
+        size_t n;
+        bool cyclic;
+        uint32_t want[12];
+    } cases[] = {
+        {{2, 2}, 2, false, {0, 0, 1, 1}},   {{2, 2}, 2, true, {0, 1, 0, 1}},
+        {{3, 1}, 2, true, {0, 1, 0, 0}},    {{2, 1, 1}, 3, false, {0, 0, 1, 2}},
+        {{2, 1, 1}, 3, true, {0, 1, 2, 0}}, {{1, 3, 2}, 3, true, {0, 1, 2, 1, 2, 1}},
+    };
+    for (size_t i = 0; i < N_(cases); i++) {
+        uint32_t got[12] = {0}, total = 0;
+        for (size_t k = 0; k < cases[i].n; k++)
+            total += cases[i].tasks[k];
+        loom_jobenv_rank_nodes(cases[i].tasks, cases[i].n, cases[i].cyclic, got);
+        for (uint32_t r = 0; r < total; r++)
+            assert_int_equal(got[r], cases[i].want[r]);
+    }
+}
+
+/* Cyclic ranks, the step's CPUs on the node, and the distribution name. */
+static void test_jobenv_step_cyclic(void **state)
+{
+    uint32_t tpn[2] = {2, 2}, gtids[2] = {1, 3};
+    loom_jobenv_step_t step = {
+        .step_id = 3,
+        .nodelist = "n[1-2]",
+        .num_nodes = 2,
+        .tasks_per_node = tpn,
+        .ntasks = 4,
+        .node_name = "n2",
+        .node_id = 1,
+        .gtids = gtids,
+        .distribution = "cyclic",
+        .cpus_on_node = 6,
+    };
+    loom_strv_t env = LOOM_STRV_INIT;
+    loom_jobenv_step(&step, 1, 0, &env);
+    jobenv_expect(&env, "SLURM_PROCID", "3");
+    jobenv_expect(&env, "SLURM_LOCALID", "1");
+    jobenv_expect(&env, "SLURM_GTIDS", "1,3");
+    jobenv_expect(&env, "SLURM_DISTRIBUTION", "cyclic");
+    jobenv_expect(&env, "SLURM_CPUS_ON_NODE", "6");
+    jobenv_expect(&env, "SLURM_TASK_PID", NULL);
+    loom_strv_free(&env);
+}
+
+/* salloc's shell: allocation variables, no node or task ones. */
+static void test_jobenv_alloc(void **state)
+{
+    loom_jobenv_job_t job;
+    loom_jobenv_node_t node;
+    jobenv_base(&job, &node);
+    loom_strv_t env = LOOM_STRV_INIT;
+    loom_jobenv_alloc(&job, "c1", "/etc/slurm.conf", &env);
+    jobenv_expect(&env, "SLURM_JOB_ID", "42");
+    jobenv_expect(&env, "SLURM_JOBID", "42");
+    jobenv_expect(&env, "SLURM_CLUSTER_NAME", "c1");
+    jobenv_expect(&env, "SLURM_CONF", "/etc/slurm.conf");
+    jobenv_expect(&env, "SLURM_PROCID", NULL);
+    jobenv_expect(&env, "SLURM_CPUS_ON_NODE", NULL);
+    jobenv_expect(&env, "SLURMD_NODENAME", NULL);
+    jobenv_expect(&env, "ENVIRONMENT", NULL);
+    loom_strv_free(&env);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -527,7 +595,8 @@ int main(void)
         cmocka_unit_test(test_jobenv_layout),      cmocka_unit_test(test_jobenv_export),
         cmocka_unit_test(test_jobenv_batch_plain), cmocka_unit_test(test_jobenv_batch_requested),
         cmocka_unit_test(test_jobenv_gpu_flags),   cmocka_unit_test(test_jobenv_step),
-        cmocka_unit_test(test_jobenv_from_json),
+        cmocka_unit_test(test_jobenv_from_json),   cmocka_unit_test(test_jobenv_rank_nodes),
+        cmocka_unit_test(test_jobenv_step_cyclic), cmocka_unit_test(test_jobenv_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
