@@ -28,12 +28,16 @@ static const loom_msg_type_t proto_types[] = {
     {"config.info", LOOM_ROLE_USER, 1},
     {"step.create", LOOM_ROLE_USER, 1},
     {"step.complete", LOOM_ROLE_USER, 1},
+    {"step.stat", LOOM_ROLE_USER, 1},
+    {"alloc.release", LOOM_ROLE_USER, 1},
     {"node.register", LOOM_ROLE_NODE, 1},
     {"node.heartbeat", LOOM_ROLE_NODE, 1},
     {"job.launch", LOOM_ROLE_NODE, 1},
     {"job.kill", LOOM_ROLE_NODE, 1},
     {"job.complete", LOOM_ROLE_NODE, 1},
     {"step.launch", LOOM_ROLE_NODE, 1},
+    {"step.signal", LOOM_ROLE_NODE, 1},
+    {"step.usage", LOOM_ROLE_NODE, 1},
     {"reply", LOOM_ROLE_USER, 1},
     /* Accounting (messages.md §6): loomctld, sacct, sacctmgr -> loomdbd. The
      * entity changes are role user: loomdbd also lets users whose AdminLevel

@@ -95,6 +95,12 @@ static void ctl_on_msg(loom_conn_t *c, json_t *msg, bool authed, void *arg)
         loom_noded_job_launch(n, c, msg);
     } else if (strcmp(t->name, "job.kill") == 0) {
         loom_noded_job_kill(n, c, msg);
+    } else if (strcmp(t->name, "step.launch") == 0) {
+        loom_noded_step_launch(n, c, msg);
+    } else if (strcmp(t->name, "step.signal") == 0) {
+        loom_noded_step_signal(n, c, msg);
+    } else if (strcmp(t->name, "step.usage") == 0) {
+        loom_noded_step_usage(n, c, msg);
     } else if (strcmp(t->name, "ping") == 0 || strcmp(t->name, "reconfigure") == 0) {
         ctl_reply(c, msg, 0, NULL);
     } else if (strcmp(t->name, "shutdown") == 0) {
@@ -129,6 +135,7 @@ static void ctl_heartbeat(uv_timer_t *t)
     loom_noded_ctl_request(n, req, ctl_ignore_reply, NULL);
     json_decref(req);
     loom_noded_jobs_tick(n);
+    loom_noded_steps_tick(n);
 }
 
 static uint64_t ctl_heartbeat_ms(const loom_noded_t *n)

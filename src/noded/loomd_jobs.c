@@ -363,6 +363,8 @@ void loom_noded_reap(loom_noded_t *n)
     int status;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        if (loom_noded_steps_reap(n, pid, status))
+            continue;
         for (loom_noded_job_t *j = n->jobs; j; j = j->next) {
             if (j->stepd_pid != pid)
                 continue;
@@ -452,7 +454,7 @@ void loom_noded_scan(loom_noded_t *n)
 
 /* ----------------------------------------------------------------- launch */
 
-static json_t *jobs_node_section(const loom_noded_t *n)
+json_t *loom_noded_node_section(const loom_noded_t *n)
 {
     char sock[4096];
     snprintf(sock, sizeof(sock), "%s/loomd.sock", n->spool);
@@ -477,7 +479,7 @@ static int jobs_write_spec(const loom_noded_t *n, uint32_t id, uint32_t run, jso
     if (mkdir(dir, geteuid() == 0 ? 0711 : 0700) < 0 && errno != EEXIST)
         return loom_errf(err, -errno, "cannot create %s: %s", dir, strerror(errno));
     chmod(dir, geteuid() == 0 ? 0711 : 0700);
-    json_t *spec = json_pack("{s:O, s:o}", "job", job, "node", jobs_node_section(n));
+    json_t *spec = json_pack("{s:O, s:o}", "job", job, "node", loom_noded_node_section(n));
     /* Security: 0600, the spec holds the job's environment and script. */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     int rc = fd >= 0 && json_dumpfd(spec, fd, JSON_COMPACT) == 0 ? 0 : -EIO;
@@ -495,6 +497,11 @@ static int jobs_spawn(const loom_noded_t *n, uint32_t id, uint32_t run, pid_t *p
 {
     char dir[4096];
     jobs_path(n, id, run, NULL, dir, sizeof(dir));
+    return loom_noded_spawn_stepd(n, dir, pid, err);
+}
+
+int loom_noded_spawn_stepd(const loom_noded_t *n, const char *dir, pid_t *pid, loom_err_t *err)
+{
     char *argv[16];
     int i = 0;
     argv[i++] = n->stepd_exe;
@@ -506,7 +513,7 @@ static int jobs_spawn(const loom_noded_t *n, uint32_t id, uint32_t run, pid_t *p
     }
     if (n->allow_root)
         argv[i++] = "--allow-root-jobs";
-    argv[i++] = dir;
+    argv[i++] = (char *)dir;
     argv[i] = NULL;
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
@@ -677,7 +684,7 @@ static void jobs_kill_try(jobs_kill_t *k)
     loom_conn_pipe_connect(k->n->loop, path, &o, jobs_kill_connected, k);
 }
 
-static uint64_t jobs_serial_of(const loom_noded_t *n, const loom_conn_t *c)
+uint64_t loom_noded_conn_serial(const loom_noded_t *n, const loom_conn_t *c)
 {
     if (c == n->ctl)
         return n->ctl_serial;
@@ -691,8 +698,13 @@ void loom_noded_job_kill(loom_noded_t *n, loom_conn_t *conn, json_t *req)
 {
     json_int_t id = json_integer_value(json_object_get(req, "job_id"));
     loom_noded_job_t *job = id > 0 && id <= UINT32_MAX ? jobs_find(n, (uint32_t)id) : NULL;
+    /* The job's steps here hear it too (their supervisors answer nobody). */
+    size_t steps = loom_noded_steps_kill(n, req);
     if (!job) {
-        jobs_reply(conn, req, -LOOM_EINVAL_JOBID, "the job is not on this node");
+        if (steps)
+            jobs_reply(conn, req, 0, NULL);
+        else
+            jobs_reply(conn, req, -LOOM_EINVAL_JOBID, "the job is not on this node");
         return;
     }
     if (job->state != LOOM_NJOB_RUNNING) {
@@ -702,7 +714,7 @@ void loom_noded_job_kill(loom_noded_t *n, loom_conn_t *conn, json_t *req)
     jobs_kill_t *k = loom_xcalloc(1, sizeof(*k));
     k->n = n;
     k->from = conn;
-    k->serial = jobs_serial_of(n, conn);
+    k->serial = loom_noded_conn_serial(n, conn);
     k->req = json_incref(req);
     k->job_id = (uint32_t)id;
     k->run = job->run;

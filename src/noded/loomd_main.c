@@ -220,6 +220,7 @@ static int loomd_run(loom_noded_t *n)
     loom_err_t err = {0};
     loomd_signals(n);
     loom_noded_scan(n);
+    loom_noded_steps_scan(n);
     int rc = loom_noded_stepd_listen(n, &err);
     if (rc == 0)
         rc = loom_noded_port_listen(n, &err);
@@ -243,6 +244,7 @@ static int loomd_run(loom_noded_t *n)
 static void loomd_free(loom_noded_t *n)
 {
     loom_noded_jobs_free(n);
+    loom_noded_steps_free(n);
     loom_noded_gpus_free(n);
     loom_conf_destroy(n->conf);
     loom_key_destroy(n->key);

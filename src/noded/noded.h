@@ -23,9 +23,14 @@
  * A restarted loomd rebuilds the table from the job dirs (loom_noded_scan)
  * before it registers, and lists RUNNING and DONE jobs in node.register.
  *
+ * Steps. Each step.launch gets <spool>/step<job>.<step>/ and a loomstepd
+ * that talks to srun itself and removes its dir when done; job.kill reaches
+ * the job's step supervisors as well as its batch supervisor.
+ *
  * Files: loomd_main.c (start, config, signals), loomd_ctl.c (controller
  * link, dispatch of its requests, the node port), loomd_jobs.c (launch,
- * kill, completion, scan), loomd_gpus.c (GPUs from gres.conf / NVML).
+ * kill, completion, scan), loomd_steps.c (steps), loomd_gpus.c (GPUs from
+ * gres.conf / NVML).
  */
 #ifndef LOOM_NODED_NODED_H
 #define LOOM_NODED_NODED_H
@@ -111,6 +116,7 @@ typedef struct loom_noded {
     uint64_t next_serial;
 
     loom_noded_job_t *jobs;
+    struct loom_noded_step *steps; /* step supervisors (loomd_steps.c) */
     struct loom_noded_kill *kills; /* job.kill requests in flight (loomd_jobs.c) */
     uv_signal_t sigchld, sigterm, sigint;
     bool stopping;
@@ -150,6 +156,26 @@ void loom_noded_jobs_free(loom_noded_t *n);
 void loom_noded_jobs_stop(loom_noded_t *n);
 /* Append {"job_id","state",...} of each RUNNING/DONE job. */
 void loom_noded_jobs_list(const loom_noded_t *n, json_t *arr);
+/* posix_spawn a loomstepd for the job or step dir. */
+int loom_noded_spawn_stepd(const loom_noded_t *n, const char *dir, pid_t *pid, loom_err_t *err);
+/* spec.json's "node" section (new reference). */
+json_t *loom_noded_node_section(const loom_noded_t *n);
+/* The serial of an accepted or controller connection (0 when unknown). */
+uint64_t loom_noded_conn_serial(const loom_noded_t *n, const loom_conn_t *c);
+
+/* loomd_steps.c */
+void loom_noded_step_launch(loom_noded_t *n, loom_conn_t *conn, json_t *req);
+void loom_noded_step_signal(loom_noded_t *n, loom_conn_t *conn, json_t *req);
+void loom_noded_step_usage(loom_noded_t *n, loom_conn_t *conn, json_t *req);
+/* job.kill: pass it to the job's step supervisors here; how many there were. */
+size_t loom_noded_steps_kill(loom_noded_t *n, const json_t *req);
+/* SIGCHLD: true when pid was a step supervisor. */
+bool loom_noded_steps_reap(loom_noded_t *n, pid_t pid, int status);
+/* Start-up: steps whose supervisors outlived a previous loomd. */
+void loom_noded_steps_scan(loom_noded_t *n);
+/* Periodic: forget supervisors found by the scan that are gone. */
+void loom_noded_steps_tick(loom_noded_t *n);
+void loom_noded_steps_free(loom_noded_t *n);
 
 /* loomd_gpus.c */
 /* Fill n->gpus from gres.conf beside slurm.conf (or NVML with AutoDetect=nvml). */

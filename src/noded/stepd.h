@@ -18,8 +18,14 @@
  * until loomd acknowledges, which it does once the controller has), remove
  * the job dir and exit.
  *
+ * An allocation made by salloc or srun (a job record whose script is empty)
+ * runs nothing: the supervisor holds the job on its first node until the
+ * controller ends it (job.kill), so that loomd reports it like any job.
+ * A spec with a "step" member is a job step's: see stepd_step.h.
+ *
  * Files: stepd_main.c (life cycle, reporting), stepd_exec.c (starting the
- * script), stepd_kill.c (signals and the CANCELLED line), cgroup.c.
+ * script), stepd_kill.c (signals and the CANCELLED line), cgroup.c;
+ * stepd_step.c, stepd_task.c, stepd_pmi2.c (job steps).
  */
 #ifndef LOOM_NODED_STEPD_H
 #define LOOM_NODED_STEPD_H
@@ -54,6 +60,7 @@ typedef struct loom_stepd {
     int64_t end_time;   /* when it ended */
     const char *reason; /* "", "cancel", "timeout", ... (static strings) */
     bool done;
+    bool alloc; /* an allocation (salloc/srun): no script, held until killed */
     uv_signal_t sigchld;
     uv_timer_t kill_timer;   /* SIGKILL after KillWait */
     uv_timer_t signal_timer; /* --signal before the end time */
@@ -71,6 +78,9 @@ typedef struct loom_stepd {
  * the message says why (it is also written to the job's stderr file when that
  * file could be opened). */
 int loom_stepd_start(loom_stepd_t *s, loom_err_t *err);
+
+/* stepd_main.c: the job is over (status, end_time, reason set): report it. */
+void loom_stepd_finish(loom_stepd_t *s);
 
 /* stepd_kill.c */
 /* Handle a stepd.signal request body. */

@@ -425,6 +425,14 @@ static void stepd_confine(loom_stepd_t *s, stepd_child_t *ch, uint32_t index)
 int loom_stepd_start(loom_stepd_t *s, loom_err_t *err)
 {
     stepd_child_t ch = {.in_fd = -1, .out_fd = -1, .err_fd = -1};
+    const char *script = json_string_value(json_object_get(s->job, "script"));
+    if (script && !*script) {
+        /* salloc / srun: an allocation with nothing to run here; its steps
+         * come with step.launch. Held until the controller ends it. */
+        s->alloc = true;
+        loom_verbose("stepd job %u: holding an allocation", s->job_id);
+        return 0;
+    }
     uint32_t index = 0;
     ch.work_dir = stepd_jstr(s->job, "work_dir");
     ch.node_name = s->node_name;

@@ -174,12 +174,28 @@ static void stepd_terminate(loom_stepd_t *s, const char *reason, int kill_wait)
                    (uint64_t)(kill_wait > 0 ? kill_wait : 0) * 1000, 0);
 }
 
+/* An allocation ends when the controller ends it (or kills it outright). */
+static int stepd_alloc_signal(loom_stepd_t *s, const char *end, int sig)
+{
+    if (!end && sig != SIGKILL)
+        return 0;
+    if (!s->done) {
+        s->reason = end ? end : "";
+        s->status = 0;
+        s->end_time = (int64_t)time(NULL);
+        loom_stepd_finish(s);
+    }
+    return 0;
+}
+
 int loom_stepd_signal(loom_stepd_t *s, const json_t *req, loom_err_t *err)
 {
     json_t *jsig = json_object_get(req, "signal");
     const char *reason = json_string_value(json_object_get(req, "reason"));
     int kill_wait = (int)json_integer_value(json_object_get(req, "kill_wait"));
     const char *end = stepd_end_reason(reason);
+    if (s->alloc)
+        return stepd_alloc_signal(s, end, (int)json_integer_value(jsig));
     if (end) {
         stepd_terminate(s, end, kill_wait);
         return 0;

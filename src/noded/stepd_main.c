@@ -11,6 +11,7 @@
  * a restarted loomd always finds every unreported job.
  */
 #include "noded/stepd.h"
+#include "noded/stepd_step.h"
 
 #include "common/log.h"
 #include "common/proto.h"
@@ -182,7 +183,7 @@ static void stepd_report(loom_stepd_t *s)
 }
 
 /* The job is over: record it and start reporting. */
-static void stepd_finish(loom_stepd_t *s)
+void loom_stepd_finish(loom_stepd_t *s)
 {
     if (s->done)
         return;
@@ -217,7 +218,7 @@ static void stepd_sigchld(uv_signal_t *h, int signum)
         s->status = status;
         s->end_time = (int64_t)time(NULL);
         loom_stepd_kill_rest(s);
-        stepd_finish(s);
+        loom_stepd_finish(s);
     }
 }
 
@@ -298,7 +299,7 @@ static int stepd_listen(loom_stepd_t *s, loom_err_t *err)
 
 /* ------------------------------------------------------------------ setup */
 
-static int stepd_load(loom_stepd_t *s, loom_err_t *err)
+static int stepd_read_spec(loom_stepd_t *s, loom_err_t *err)
 {
     char path[4096];
     json_error_t jerr;
@@ -306,6 +307,13 @@ static int stepd_load(loom_stepd_t *s, loom_err_t *err)
     s->spec = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
     if (!s->spec)
         return loom_errf(err, -LOOM_EPROTO, "cannot read %s: %s", path, jerr.text);
+    return 0;
+}
+
+static int stepd_load(loom_stepd_t *s, loom_err_t *err)
+{
+    char path[4096];
+    stepd_path(s, "spec.json", path, sizeof(path));
     s->job = json_object_get(s->spec, "job");
     s->node = json_object_get(s->spec, "node");
     s->job_id = (uint32_t)json_integer_value(json_object_get(s->job, "job_id"));
@@ -380,6 +388,17 @@ int main(int argc, char **argv)
     uv_loop_init(&loop);
     s.loop = &loop;
     loom_err_t err = {0};
+    if (stepd_read_spec(&s, &err) < 0) {
+        loom_error("loomstepd %s: %s", s.job_dir, err.msg);
+        return 1;
+    }
+    if (json_object_get(s.spec, "step")) {
+        int src = loom_step_main(&loop, s.job_dir, s.spec, s.allow_root);
+        uv_loop_close(&loop);
+        json_decref(s.spec);
+        loom_log_close();
+        return src;
+    }
     if (stepd_load(&s, &err) < 0) {
         loom_error("loomstepd %s: %s", s.job_dir, err.msg);
         return 1;
@@ -394,7 +413,7 @@ int main(int argc, char **argv)
         s.end_time = (int64_t)time(NULL);
         s.reason = "launch_failed";
         if (s.pid == 0)
-            stepd_finish(&s);
+            loom_stepd_finish(&s);
         /* else the child exits 127 and SIGCHLD finishes the job */
     } else {
         loom_stepd_arm_signal(&s);
