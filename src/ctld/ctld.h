@@ -78,6 +78,7 @@ typedef struct ctld_step {
     uint32_t cpus_per_task;
     int64_t start_time;
     uid_t uid;
+    struct ctld_step_x *x; /* step_mgr.c: placement, launch (owned) */
 } ctld_step_t;
 
 typedef struct ctld_part ctld_part_t;

@@ -133,7 +133,11 @@ void ctld_dispatch(ctld_t *c, ctld_conn_t *conn, const ctld_peer_t *peer, json_t
         return;
     }
     c->req_seq = 0;
-    fn(c, peer, msg, &reply, &raw);
+    if (fn(c, peer, msg, &reply, &raw) == CTLD_REPLY_LATER) {
+        c->req_seq = 0;
+        loom_sbuf_free(&raw);
+        return; /* the handler answers when it can */
+    }
     if (!reply && !raw.len)
         reply = loom_msg_reply(msg, -LOOM_EINTERNAL, "no reply");
     dispatch_reply(c, conn, reply, &raw);

@@ -18,6 +18,10 @@
 #include "common/sbuf.h"
 #include "ctld/ctld.h"
 
+/* A handler returns this when it answers later itself (ctld_server_send on
+ * peer->conn, which it references meanwhile): step.create, step.stat. */
+#define CTLD_REPLY_LATER 1
+
 typedef int ctld_handler_f(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
                            loom_sbuf_t *raw);
 

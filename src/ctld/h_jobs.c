@@ -1,7 +1,8 @@
 /*
  * h_jobs.c - handlers of the job requests (docs/proto/messages.md §3, §4):
  * job.submit, job.info, job.signal, job.update, job.hold, job.release,
- * job.requeue, job.complete, step.create, step.complete.
+ * job.requeue, job.complete; the step requests (step.create, step.complete,
+ * step.stat, alloc.release, job.signal of a step) go to step_launch.c.
  * Each one: decode, validate, authorize (Security:), act, reply; one exit.
  */
 #include "common/jobenv.h"
@@ -17,6 +18,7 @@
 #include "ctld/job_state.h"
 #include "ctld/node_mgr.h"
 #include "ctld/sched_driver.h"
+#include "ctld/step_launch.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -163,11 +165,11 @@ static int h_job_signal(ctld_t *c, const ctld_peer_t *peer, const json_t *req, j
         rc = err.code;
     else if (!cancel && (sig <= 0 || sig >= 65))
         rc = loom_errf(&err, -EINVAL, "invalid signal %lld", (long long)sig);
-    else if (json_object_get(req, "step_id"))
-        rc = loom_errf(&err, -LOOM_ENOT_SUPPORTED, "signalling one step is not supported yet");
-    /* Security: a user may signal only their own jobs. */
+    /* Security: a user may signal only their own jobs (and their steps). */
     else if (!ctld_may_touch(c, peer, job))
         rc = loom_errf(&err, -LOOM_EACCESS, "Access/permission denied");
+    else if (json_object_get(req, "step_id")) /* scancel jobid.stepid: step_launch.c */
+        rc = ctld_step_signal(c, job, req, &err);
     else if (cancel) {
         rc = ctld_job_cancel(c, job, &err);
         if (rc == -LOOM_EALREADY_DONE)
@@ -423,85 +425,8 @@ static int h_job_complete(ctld_t *c, const ctld_peer_t *peer, const json_t *req,
 
 /* ---- steps --------------------------------------------------------------------------- */
 
-static ctld_step_t *h_step_layout(ctld_t *c, ctld_job_t *job, const json_t *req)
-{
-    json_int_t want_nodes = json_integer_value(json_object_get(req, "nodes"));
-    json_int_t ntasks = json_integer_value(json_object_get(req, "ntasks"));
-    json_int_t cpt = json_integer_value(json_object_get(req, "cpus_per_task"));
-    size_t n = job->alloc.nnodes;
-    if (want_nodes > 0 && (size_t)want_nodes < n)
-        n = (size_t)want_nodes;
-    ctld_step_t *s = loom_xcalloc(1, sizeof(*s));
-    s->nnodes = (uint32_t)n;
-    s->cpus_per_task = cpt > 0 ? (uint32_t)cpt : 1;
-    s->ntasks = ntasks > 0 ? (uint32_t)ntasks : job->ntasks;
-    s->tasks_per_node = loom_xcalloc(n + 1, sizeof(uint32_t));
-    uint32_t *cpus = loom_xcalloc(n + 1, sizeof(uint32_t));
-    loom_sched_alloc_t part = job->alloc;
-    part.nnodes = n;
-    for (size_t i = 0; i < n; i++)
-        cpus[i] = job->alloc.nodes[i].ncpus;
-    loom_jobenv_layout(cpus, n, s->cpus_per_task, s->ntasks, s->tasks_per_node);
-    free(cpus);
-    s->nodes = ctld_alloc_nodelist(c, &part);
-    return s;
-}
-
-static int h_step_create(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
-                         loom_sbuf_t *raw)
-{
-    loom_err_t err = {0};
-    int rc = 0;
-    ctld_job_t *job = h_jobs_find(c, req, &err);
-    if (!job)
-        rc = err.code;
-    else if (loom_job_base(job->state) != LOOM_JOB_RUNNING || !job->alloc.nnodes)
-        rc = loom_errf(&err, -LOOM_EALREADY_DONE, "Job/step already completing or completed");
-    /* Security: only the job's owner (or an admin) creates steps in it. */
-    else if (!ctld_may_touch(c, peer, job))
-        rc = loom_errf(&err, -LOOM_EACCESS, "Access/permission denied");
-    ctld_step_t *s = rc == 0 ? h_step_layout(c, job, req) : NULL;
-    *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");
-    if (s && *reply) {
-        const char *name = json_string_value(json_object_get(req, "name"));
-        s->id = job->next_step_id++;
-        s->name = loom_xstrdup(name ? name : "");
-        s->start_time = ctld_now();
-        s->uid = peer->uid;
-        json_t *tpn = json_array();
-        for (uint32_t i = 0; i < s->nnodes; i++)
-            json_array_append_new(tpn, json_integer(s->tasks_per_node[i]));
-        json_object_set_new(*reply, "step_id", json_integer(s->id));
-        json_object_set_new(*reply, "nodes", json_string(s->nodes));
-        json_object_set_new(*reply, "tasks_per_node", tpn);
-        ctld_job_step_add(job, s);
-    } else {
-        ctld_step_free(s);
-    }
-    return rc;
-}
-
-static int h_step_complete(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
-                           loom_sbuf_t *raw)
-{
-    loom_err_t err = {0};
-    int rc = 0;
-    ctld_job_t *job = h_jobs_find(c, req, &err);
-    json_int_t step = json_integer_value(json_object_get(req, "step_id"));
-    json_int_t code = json_integer_value(json_object_get(req, "exit_code"));
-    if (!job)
-        rc = err.code;
-    /* Security: the owner, an admin or a node. */
-    else if (!ctld_may_touch(c, peer, job))
-        rc = loom_errf(&err, -LOOM_EACCESS, "Access/permission denied");
-    else {
-        if (code > job->derived_exit_code)
-            job->derived_exit_code = (int)code;
-        ctld_job_step_remove(job, (uint32_t)step);
-    }
-    *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");
-    return rc;
-}
+/* step.create, step.complete, step.stat and alloc.release are step_launch.c's
+ * (issue 5 owns step management); this table only names them. */
 
 const ctld_handler_t ctld_job_handlers[] = {
     {"job.submit", h_job_submit},
@@ -512,7 +437,9 @@ const ctld_handler_t ctld_job_handlers[] = {
     {"job.release", h_job_release},
     {"job.requeue", h_job_requeue},
     {"job.complete", h_job_complete},
-    {"step.create", h_step_create},
-    {"step.complete", h_step_complete},
+    {"step.create", ctld_step_h_create},
+    {"step.complete", ctld_step_h_complete},
+    {"step.stat", ctld_step_h_stat},
+    {"alloc.release", ctld_step_h_release},
     {NULL, NULL},
 };

@@ -228,15 +228,7 @@ ctld_job_t *ctld_job_new(void)
     return job;
 }
 
-void ctld_step_free(ctld_step_t *s)
-{
-    if (!s)
-        return;
-    free(s->name);
-    free(s->nodes);
-    free(s->tasks_per_node);
-    free(s);
-}
+/* ctld_step_free and the other step functions live in step_mgr.c. */
 
 void ctld_job_free(ctld_job_t *job)
 {
@@ -327,31 +319,3 @@ void ctld_job_alloc_release(ctld_t *c, ctld_job_t *job)
     job->alloc_applied = false;
 }
 
-/* ---- steps --------------------------------------------------------------- */
-
-ctld_step_t *ctld_job_step_find(const ctld_job_t *job, uint32_t step_id)
-{
-    for (size_t i = 0; i < job->nsteps; i++)
-        if (job->steps[i]->id == step_id)
-            return job->steps[i];
-    return NULL;
-}
-
-void ctld_job_step_add(ctld_job_t *job, ctld_step_t *step)
-{
-    job->steps = loom_xreallocarray(job->steps, job->nsteps + 1, sizeof(*job->steps));
-    job->steps[job->nsteps++] = step;
-    ctld_job_touch(job);
-}
-
-void ctld_job_step_remove(ctld_job_t *job, uint32_t step_id)
-{
-    for (size_t i = 0; i < job->nsteps; i++) {
-        if (job->steps[i]->id == step_id) {
-            ctld_step_free(job->steps[i]);
-            job->steps[i] = job->steps[--job->nsteps];
-            ctld_job_touch(job);
-            return;
-        }
-    }
-}

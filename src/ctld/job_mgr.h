@@ -58,7 +58,7 @@ const char *ctld_reason_intern(const char *s);
 int ctld_job_alloc_apply(ctld_t *c, ctld_job_t *job);
 void ctld_job_alloc_release(ctld_t *c, ctld_job_t *job);
 
-/* Steps. */
+/* Steps (defined in step_mgr.c, which owns step records). */
 ctld_step_t *ctld_job_step_find(const ctld_job_t *job, uint32_t step_id);
 void ctld_job_step_add(ctld_job_t *job, ctld_step_t *step);
 void ctld_job_step_remove(ctld_job_t *job, uint32_t step_id);

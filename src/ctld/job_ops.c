@@ -8,6 +8,7 @@
 #include "ctld/job_state.h"
 #include "ctld/node_mgr.h"
 #include "ctld/sched_driver.h"
+#include "ctld/step_launch.h"
 
 #include <signal.h>
 #include <string.h>
@@ -36,6 +37,7 @@ void ctld_job_send_kill(ctld_t *c, ctld_job_t *job, int sig, const char *reason,
     json_object_set_new(req, "full", json_boolean(full));
     if (ctld_node_request(c, n, req, NULL, NULL) < 0)
         loom_verbose("job %u: kill for %s not sent (no link)", job->id, n->cfg->name);
+    ctld_steps_kill_others(c, job, req); /* the job's steps on its other nodes */
     json_decref(req);
     if (sig == SIGKILL)
         job->kill_sent = ctld_now();

@@ -5,6 +5,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/job_rec.h"
 #include "ctld/node_mgr.h"
+#include "ctld/step_mgr.h"
 
 #include <string.h>
 
@@ -227,6 +228,8 @@ int ctld_apply(ctld_t *c, const json_t *ev, loom_err_t *err)
         return state_apply_purge(c, ev, err);
     if (strcmp(type, "node.state") == 0)
         return ctld_node_mgr_apply(c, ev, err);
+    if (strncmp(type, "step.", 5) == 0) /* step_mgr.c */
+        return ctld_step_apply(c, ev, err);
     return loom_errf(err, -LOOM_EPROTO, "unknown event '%s'", type);
 }
 
@@ -237,8 +240,9 @@ json_t *ctld_state_snapshot(const ctld_t *c)
     json_t *jobs = json_array();
     for (size_t i = 0; i < c->jobs_all.n; i++)
         json_array_append_new(jobs, ctld_job_record(c, c->jobs_all.v[i], CTLD_REC_FULL));
-    return json_pack("{s:I, s:I, s:o, s:o}", "next_job_id", (json_int_t)c->next_job_id, "last_prio",
-                     (json_int_t)c->last_prio, "jobs", jobs, "nodes", ctld_node_mgr_snapshot(c));
+    return json_pack("{s:I, s:I, s:o, s:o, s:o}", "next_job_id", (json_int_t)c->next_job_id,
+                     "last_prio", (json_int_t)c->last_prio, "jobs", jobs, "nodes",
+                     ctld_node_mgr_snapshot(c), "steps", ctld_steps_snapshot(c));
 }
 
 static int state_restore(ctld_t *c, const json_t *state)
@@ -263,6 +267,7 @@ static int state_restore(ctld_t *c, const json_t *state)
     if (prio > 0)
         c->last_prio = (uint32_t)prio;
     ctld_node_mgr_restore(c, json_object_get(state, "nodes"));
+    ctld_steps_restore(c, json_object_get(state, "steps"));
     return 0;
 }
 

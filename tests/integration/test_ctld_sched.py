@@ -372,7 +372,7 @@ def test_info_records(cluster):
     conf = dict(cluster.rpc("config.info")["config"])
     assert conf["ClusterName"] == "loomtest" and "NEXT_JOB_ID" in conf
     steps = cluster.rpc("step.create", job_id=j, ntasks=2, nodes=1, name="hostname",
-                        argv=["hostname"])
+                        argv=["hostname"], io={"host": "127.0.0.1", "port": 1})
     assert rc_of(steps) == 0 and steps["step_id"] == 0 and steps["tasks_per_node"] == [2]
     with_steps = cluster.rpc("job.info", job_ids=[j], steps=True)["jobs"][0]
     assert with_steps["steps"][0]["name"] == "hostname"

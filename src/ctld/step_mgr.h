@@ -1,0 +1,100 @@
+/*
+ * step_mgr.h - job steps in the controller: records, ids, layout and
+ * resource accounting within the job's allocation, journal events
+ * (docs/proto/messages.md §3 step.*, §4 step.launch; CLI_SPEC §2).
+ *
+ * A step takes part of its job's allocation, as Slurm 22.05 does:
+ *  - by default all the job's CPUs on each of its nodes, held exclusively,
+ *    so a second step on those nodes waits ("Requested nodes are busy");
+ *  - with --exact (srun also sends exact for -c) only ntasks * cpus_per_task
+ *    CPUs per node, the lowest free ids;
+ *  - with --overlap nothing is held: it may share everything;
+ *  - --mem / --mem-per-cpu are held only when asked for, within the job's
+ *    memory on the node; GPUs (--gpus, --gres=gpu:N, --gpus-per-task) are
+ *    held when asked for (lowest free device indexes), otherwise the step
+ *    sees every GPU of the job on its nodes without holding them.
+ * Tasks per node follow the job's CPUs (loom_jobenv_layout), or
+ * --ntasks-per-node; ranks are dealt block or cyclic (--distribution).
+ *
+ * Journal: {"ev":"step.create","job_id":J,"step":{record}} and
+ * {"ev":"step.end","job_id":J,"step_id":S,"exit_code":W}; snapshots carry
+ * the running steps and each job's next step id (ctld_steps_snapshot).
+ *
+ * Entry points: ctld_step_place, ctld_step_commit_create, ctld_step_commit_end,
+ * ctld_step_apply, ctld_steps_snapshot, ctld_steps_restore, the record
+ * helpers; step_launch.c holds the handlers and the messages to nodes.
+ */
+#ifndef LOOM_CTLD_STEP_MGR_H
+#define LOOM_CTLD_STEP_MGR_H
+
+#include "ctld/ctld.h"
+
+/* What one node gives to a step. */
+typedef struct ctld_step_node {
+    uint32_t job_node; /* index into job->alloc.nodes */
+    uint32_t ntasks;
+    uint32_t *ranks; /* ntasks global ranks */
+    uint32_t *cpus;  /* CPU ids (the node's numbering) */
+    uint32_t ncpus;
+    uint64_t mem;   /* MiB held (0: none) */
+    uint32_t *gpus; /* device indexes */
+    uint32_t ngpus;
+} ctld_step_node_t;
+
+/* The part of ctld_step_t that step_mgr.c owns. */
+struct ctld_step_x {
+    ctld_step_node_t *nodes;    /* s->nnodes of them, in step order */
+    bool overlap;               /* holds nothing */
+    bool gpus_held;             /* GPUs were asked for: held exclusively */
+    bool cyclic;                /* ranks dealt round-robin */
+    char *io_key;               /* shared by srun and the supervisors (hex) */
+    struct ctld_launch *launch; /* step.launch in flight (step_launch.c) */
+};
+
+/* A step request (from step.create), borrowed strings. */
+typedef struct ctld_step_req {
+    uint32_t ntasks;          /* 0: not given */
+    uint32_t nodes;           /* 0: not given */
+    uint32_t ntasks_per_node; /* 0: not given */
+    uint32_t cpus_per_task;   /* 0: not given (1) */
+    bool exact, overlap;
+    uint64_t mem, mem_per_cpu; /* MiB; 0: not given */
+    uint32_t gpus;             /* --gpus per step; 0: not given */
+    uint32_t gpus_per_node;    /* --gres=gpu:N */
+    uint32_t gpus_per_task;
+    const char *nodelist, *exclude; /* hostlists, NULL: none */
+    bool cyclic;
+} ctld_step_req_t;
+
+/* Read a step.create body into req; -LOOM_EPROTO on bad types. */
+int ctld_step_req_from_json(const json_t *body, ctld_step_req_t *req, loom_err_t *err);
+
+/* Place a new step in job's allocation. Returns the step (id unset), or
+ * NULL with -LOOM_ENODES_BUSY in err when it must wait for other steps,
+ * or another code when it can never fit. */
+ctld_step_t *ctld_step_place(ctld_t *c, ctld_job_t *job, const ctld_step_req_t *req,
+                             loom_err_t *err);
+
+/* Give the step its id and name, journal step.create and add it to the job.
+ * The step is stolen (freed on failure). */
+int ctld_step_commit_create(ctld_t *c, ctld_job_t *job, ctld_step_t *step, loom_err_t *err);
+/* Journal step.end and remove the step (its resources go back). */
+int ctld_step_commit_end(ctld_t *c, ctld_job_t *job, uint32_t step_id, int exit_code,
+                         loom_err_t *err);
+
+/* Apply a "step.*" journal event (replay and commit). */
+int ctld_step_apply(ctld_t *c, const json_t *ev, loom_err_t *err);
+/* {"<job id>": {"next": N, "steps": [records]}} for jobs with steps or ids used. */
+json_t *ctld_steps_snapshot(const ctld_t *c);
+void ctld_steps_restore(ctld_t *c, const json_t *snap);
+
+/* step_launch.c: the step holding a launch in flight is freed; the launch
+ * finishes on its own (answers srun with an error). */
+void ctld_step_launch_orphan(struct ctld_launch *l);
+
+/* The step's record (journal, snapshot): new reference. */
+json_t *ctld_step_record(const ctld_t *c, const ctld_job_t *job, const ctld_step_t *s);
+/* The node name of a step node. */
+const char *ctld_step_node_name(const ctld_t *c, const ctld_job_t *job, const ctld_step_node_t *sn);
+
+#endif
