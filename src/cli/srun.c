@@ -1,90 +1,47 @@
 /*
- * srun.c - srun inside an allocation: run a job step's tasks (CLI_SPEC §2,
- * §12 column T).
+ * srun.c - srun: run a job step (CLI_SPEC §2, §0.9, §0.10, §12 column T).
  *
- * Inside a batch job (SLURM_JOB_ID set) srun asks the controller for a step
- * (step.create), starts the step's tasks that land on this node itself —
- * each with the step environment of jobenv.h — passes their output through
- * (line by line, `-l` prefixing "<rank>: "), forwards SIGINT, SIGTERM,
- * SIGUSR1 and SIGUSR2 to them, and exits with the highest task exit code
- * (128+signal for a task killed by a signal), after reporting step.complete.
- * The tasks of a step share one process group, apart from the batch
- * shell's, which is how loomstepd tells "the steps" from the batch script.
- * Outside an allocation srun says that is not supported yet (a later issue
- * creates the allocation first), as are steps with tasks on other nodes.
- *
- * Signals are taken with a signalfd (blocked while srun runs, unblocked in
- * the tasks), so there are no handlers and no globals.
+ * Inside an allocation (SLURM_JOB_ID or --jobid) srun asks the controller
+ * for a step of that job; outside one it first creates an allocation with
+ * the same options (srun_alloc.c), runs the step, and gives the allocation
+ * back with the step's status. The controller places the step within the
+ * allocation and has each node's loomd start a supervisor, which starts the
+ * node's tasks and connects back to srun's I/O port (srun_io.c). While the
+ * job's other steps hold the CPUs the step waits, as Slurm's does ("Job N
+ * step creation temporarily disabled, retrying (Requested nodes are
+ * busy)"). srun exits with the highest task exit code, 128+signal for a
+ * task killed by a signal, 1 when the step could not be created.
  */
-#include "cli/cli_common.h"
+#include "cli/srun.h"
 
-#include "common/fpattern.h"
-#include "common/hostlist.h"
-#include "common/jobopt.h"
+#include "cli/cli_format.h"
 #include "common/jobenv.h"
+#include "common/hostlist.h"
+#include "common/jobstate.h"
 #include "common/log.h"
+#include "common/multiprog.h"
 #include "common/proto.h"
+#include "common/stepio.h"
 #include "common/xalloc.h"
 
-#include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
-#include <netdb.h>
-#include <netinet/in.h>
+#include <libgen.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
 
-/* The options srun uses, from loom_jobopt_t (strings borrowed from it). */
-typedef struct srun_opts {
-    long ntasks, nodes, cpus_per_task, ntasks_per_node; /* 0: not given */
-    bool label, overlap, quiet;
-    int verbose;
-    const char *job_name, *export_env, *chdir, *output, *error, *gres, *gpus;
-    uint64_t mem_per_node; /* MiB, 0: not given */
-    uint32_t jobid;        /* --jobid (or SLURM_JOB_ID), 0: none */
-    char **argv;           /* the command and its arguments */
-} srun_opts_t;
-
-typedef struct srun_task {
-    pid_t pid;
-    uint32_t rank;
-    int status;
-    bool exited;
-    int fds[2];          /* read ends of its stdout/stderr pipes, -1 when closed/direct */
-    loom_sbuf_t part[2]; /* an unfinished line of each */
-} srun_task_t;
-
-typedef struct srun {
-    loom_cli_t cli;
-    loom_jobopt_t jo;
-    srun_opts_t o;
-    uint32_t job_id, step_id;
-    char *step_nodes;
-    uint32_t *tasks_per_node, num_nodes, node_id, first_task, ntasks;
-    uint32_t gpus[256];
-    size_t ngpus;
-    const char *node_name;
-    char comm_host[INET6_ADDRSTRLEN];
-    int comm_fd, comm_port;
-    srun_task_t *tasks;
-    size_t ntasks_here, running;
-    loom_strv_t out_paths; /* -o/-e files opened so far (truncated once) */
-    int out_fds[64];
-    pid_t pgid;
-    int sigfd;
-    int label_width;
-} srun_t;
+#define SRUN_RETRY_FIRST_MS 100
+#define SRUN_RETRY_MAX_MS   2000
 
 /* ---------------------------------------------------------------- options */
 
@@ -106,16 +63,14 @@ static void srun_print(void (*fn)(loom_jobopt_cmd_t, loom_sbuf_t *))
     exit(0);
 }
 
-/* Options from the command line and srun's input variables (jobopt.h, which
- * applies CLI_SPEC §0.8's precedence). */
+/* Options from the command line and srun's input variables (jobopt.h). */
 static void srun_parse(srun_t *s, int argc, char **argv)
 {
     loom_jobopt_t *jo = &s->jo;
     loom_err_t err = {0};
     loom_jobopt_init(jo, LOOM_JOBOPT_SRUN);
-    /* getopt names the program in its messages: Slurm's say "srun". */
     char *prog = argv[0];
-    argv[0] = "srun";
+    argv[0] = "srun"; /* getopt names the program in its messages */
     int rc = loom_jobopt_load(jo, argc, argv, environ, NULL, &err);
     argv[0] = prog;
     if (rc < 0)
@@ -128,526 +83,262 @@ static void srun_parse(srun_t *s, int argc, char **argv)
         loom_cli_version();
         exit(0);
     }
-    if (jo->pty) {
-        loom_cli_error(&s->cli, "--pty is not supported yet");
-        exit(s->cli.exit_error);
-    }
     if (jo->argv.n == 0) {
         loom_cli_error(&s->cli, "No command given to execute.");
         exit(s->cli.exit_error);
     }
-    srun_opts_t *o = &s->o;
-    o->ntasks = jo->ntasks;
-    o->nodes = jo->min_nodes;
-    o->cpus_per_task = jo->cpus_per_task;
-    o->ntasks_per_node = jo->ntasks_per_node;
     /* -N on the command line without -n: one task per node, not the
      * allocation's SLURM_NTASKS (as srun does). */
     if (loom_jobopt_source(jo, "ntasks") == LOOM_JOBOPT_SRC_ENV &&
         loom_jobopt_source(jo, "nodes") == LOOM_JOBOPT_SRC_CLI)
-        o->ntasks = 0;
-    o->label = jo->label;
-    o->overlap = jo->overlap;
-    o->verbose = jo->verbose;
-    o->quiet = jo->quiet > 0;
-    o->job_name = jo->job_name;
-    o->export_env = jo->export_env;
-    o->chdir = jo->chdir;
-    o->output = jo->std_out;
-    o->error = jo->std_err;
-    o->gres = jo->gres;
-    o->gpus = jo->gpus;
-    o->mem_per_node = jo->mem_per_node;
-    o->jobid = jo->jobid;
-    o->argv = jo->argv.v;
+        jo->ntasks = 0;
+    s->argv = jo->argv.v;
+    s->pty = jo->pty;
 }
 
-/* What the options leave unsaid, as srun does inside an allocation. */
-static void srun_env_defaults(srun_t *s)
+/* --multi-prog: the command is the configuration file. */
+static int srun_multi_prog(srun_t *s)
 {
-    srun_opts_t *o = &s->o;
-    if (!o->nodes)
-        o->nodes = 1;
-    if (!o->ntasks)
-        o->ntasks = o->ntasks_per_node ? o->ntasks_per_node * o->nodes : o->nodes;
+    if (!s->jo.multi_prog)
+        return 0;
+    FILE *fp = fopen(s->argv[0], "re");
+    if (!fp) {
+        loom_cli_error(&s->cli, "Unable to open multi-prog file %s: %s", s->argv[0],
+                       strerror(errno));
+        return -1;
+    }
+    loom_sbuf_t text = LOOM_SBUF_INIT;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+        loom_sbuf_addn(&text, buf, n);
+    fclose(fp);
+    s->multi_prog = loom_sbuf_detach(&text);
+    return 0;
+}
+
+/* The environment the tasks start from: --export over srun's own. */
+static void srun_base_env(srun_t *s)
+{
+    loom_err_t err = {0};
+    if (loom_jobenv_export(s->jo.export_env, environ, &s->env, &err) < 0)
+        loom_jobenv_export(NULL, environ, &s->env, NULL);
+    mode_t mask = umask(022);
+    umask(mask);
+    loom_jobenv_setf(&s->env, "SLURM_UMASK", "%04o", (unsigned)mask);
+    if (s->jo.label)
+        loom_jobenv_set(&s->env, "SLURM_LABELIO", "1");
+    const char *conf = getenv("SLURM_CONF");
+    if (conf && *conf)
+        loom_jobenv_set(&s->env, "SLURM_CONF", conf);
 }
 
 /* ------------------------------------------------------------------- step */
 
-/* tasks_per_node of the reply: [2,2] or Slurm's "2(x2)". */
-static void srun_parse_layout(srun_t *s, const json_t *v)
+/* "[type:]N" -> N. */
+static uint32_t srun_count(const char *spec)
 {
-    size_t n = json_array_size(v), i;
-    json_t *e;
-    if (json_is_array(v)) {
-        s->tasks_per_node = loom_xcalloc(n ? n : 1, sizeof(uint32_t));
-        json_array_foreach(v, i, e)
-        {
-            s->tasks_per_node[i] = (uint32_t)json_integer_value(e);
-        }
-        s->num_nodes = (uint32_t)n;
-        return;
-    }
-    loom_strv_t parts = LOOM_STRV_INIT;
-    loom_strv_split(&parts, json_string_value(v) ? json_string_value(v) : "", ",");
-    for (i = 0; i < parts.n; i++) {
-        char *end;
-        unsigned long c = strtoul(parts.v[i], &end, 10), rep = 1;
-        if (strncmp(end, "(x", 2) == 0)
-            rep = strtoul(end + 2, NULL, 10);
-        for (unsigned long k = 0; k < rep && s->num_nodes < 65536; k++) {
-            s->tasks_per_node =
-                loom_xreallocarray(s->tasks_per_node, s->num_nodes + 1, sizeof(uint32_t));
-            s->tasks_per_node[s->num_nodes++] = (uint32_t)c;
-        }
-    }
-    loom_strv_free(&parts);
+    if (!spec || !*spec)
+        return 0;
+    const char *colon = strrchr(spec, ':');
+    return (uint32_t)strtoul(colon ? colon + 1 : spec, NULL, 10);
 }
 
-/* The step's GPUs on this node: from the reply's alloc, else the job's. */
-static void srun_step_gpus(srun_t *s, const json_t *reply)
+/* GPUs per node from --gres=gpu[:type]:N (other GRES are not counted here). */
+static uint32_t srun_gres_gpus(const char *gres)
 {
-    json_t *alloc = json_object_get(reply, "alloc"), *a, *g, *idx;
-    size_t i, j, k;
-    json_array_foreach(alloc, i, a)
-    {
-        const char *node = json_string_value(json_object_get(a, "node"));
-        if (!node || strcmp(node, s->node_name) != 0)
-            continue;
-        json_array_foreach(json_object_get(a, "gres"), j, g)
-        {
-            const char *name = json_string_value(json_object_get(g, "name"));
-            if (!name || strcmp(name, "gpu") != 0)
-                continue;
-            json_array_foreach(json_object_get(g, "index"), k, idx)
-            {
-                if (s->ngpus < 256)
-                    s->gpus[s->ngpus++] = (uint32_t)json_integer_value(idx);
-            }
-        }
-        return;
+    loom_strv_t items = LOOM_STRV_INIT;
+    uint32_t n = 0;
+    loom_strv_split(&items, gres ? gres : "", ",");
+    for (size_t i = 0; i < items.n; i++) {
+        const char *g = items.v[i];
+        if (strncmp(g, "gres/", 5) == 0)
+            g += 5;
+        if (strncmp(g, "gpu", 3) == 0 && (g[3] == ':' || g[3] == '\0'))
+            n += g[3] ? srun_count(g) : 1;
     }
-    /* No per-step GPUs: a step gets every GPU of the job (Slurm's default). */
-    const char *job = getenv("SLURM_JOB_GPUS");
-    loom_strv_t v = LOOM_STRV_INIT;
-    loom_strv_split(&v, job ? job : "", ",");
-    for (i = 0; i < v.n && s->ngpus < 256; i++)
-        s->gpus[s->ngpus++] = (uint32_t)strtoul(v.v[i], NULL, 10);
-    loom_strv_free(&v);
+    loom_strv_free(&items);
+    return n;
 }
 
-static json_t *srun_step_request(const srun_t *s)
+static void srun_set_str(json_t *o, const char *key, const char *v)
 {
-    const srun_opts_t *o = &s->o;
-    json_t *argv = json_array();
-    for (char **a = o->argv; *a; a++)
+    if (v && *v)
+        json_object_set_new(o, key, json_string(v));
+}
+
+static void srun_set_int(json_t *o, const char *key, uint64_t v)
+{
+    if (v)
+        json_object_set_new(o, key, json_integer((json_int_t)v));
+}
+
+/* -i: "all", "none", a rank, or a file pattern. */
+static void srun_input(srun_t *s, json_t *b)
+{
+    const char *in = s->jo.std_in;
+    if (s->pty) {
+        json_object_set_new(b, "input", json_string("0"));
+        return;
+    }
+    if (!in || strcmp(in, "all") == 0) {
+        json_object_set_new(b, "input", json_string("all"));
+    } else if (strcmp(in, "none") == 0 || strcmp(in, "/dev/null") == 0) {
+        json_object_set_new(b, "input", json_string("none"));
+    } else if (in[strspn(in, "0123456789")] == '\0') {
+        json_object_set_new(b, "input", json_string(in));
+    } else {
+        json_object_set_new(b, "input", json_string("none"));
+        json_object_set_new(b, "std_in", json_string(in));
+    }
+}
+
+static json_t *srun_step_request(srun_t *s)
+{
+    const loom_jobopt_t *jo = &s->jo;
+    json_t *argv = json_array(), *env = json_array();
+    for (char **a = s->argv; *a; a++)
         json_array_append_new(argv, json_string(*a));
-    json_t *body =
-        json_pack("{s:I, s:I, s:I, s:b, s:s, s:o}", "job_id", (json_int_t)s->job_id, "ntasks",
-                  (json_int_t)o->ntasks, "nodes", (json_int_t)o->nodes, "overlap", o->overlap,
-                  "name", o->job_name ? o->job_name : o->argv[0], "argv", argv);
-    if (o->cpus_per_task)
-        json_object_set_new(body, "cpus_per_task", json_integer(o->cpus_per_task));
-    if (o->ntasks_per_node)
-        json_object_set_new(body, "ntasks_per_node", json_integer(o->ntasks_per_node));
-    if (o->mem_per_node)
-        json_object_set_new(body, "mem", json_integer((json_int_t)o->mem_per_node));
-    if (o->gres)
-        json_object_set_new(body, "gres", json_string(o->gres));
-    if (o->gpus)
-        json_object_set_new(body, "gpus", json_string(o->gpus));
-    return body;
+    for (size_t i = 0; i < s->env.n; i++)
+        json_array_append_new(env, json_string(s->env.v[i]));
+    char cwd[4096];
+    const char *dir = jo->chdir ? jo->chdir : getcwd(cwd, sizeof(cwd));
+    mode_t mask = umask(022);
+    umask(mask);
+    json_t *b = json_pack("{s:I, s:o, s:o, s:s, s:i, s:{s:s, s:i}}", "job_id",
+                          (json_int_t)s->job_id, "argv", argv, "env", env, "cwd", dir ? dir : "/",
+                          "umask", (int)mask, "io", "host", s->io_host, "port", s->io_port);
+    srun_set_str(b, "name", jo->job_name);
+    srun_set_int(b, "ntasks", jo->ntasks);
+    srun_set_int(b, "nodes", jo->min_nodes);
+    srun_set_int(b, "ntasks_per_node", jo->ntasks_per_node);
+    srun_set_int(b, "cpus_per_task", jo->cpus_per_task);
+    bool exact = jo->exact || loom_jobopt_source(jo, "cpus-per-task") == LOOM_JOBOPT_SRC_CLI;
+    json_object_set_new(b, "exact", json_boolean(exact));
+    json_object_set_new(b, "overlap", json_boolean(jo->overlap));
+    srun_set_int(b, "mem", jo->mem_per_node);
+    srun_set_int(b, "mem_per_cpu", jo->mem_per_cpu);
+    srun_set_int(b, "gpus", srun_count(jo->gpus));
+    srun_set_int(b, "gpus_per_node", srun_gres_gpus(jo->gres) + srun_count(jo->gpus_per_node));
+    srun_set_int(b, "gpus_per_task", srun_count(jo->gpus_per_task));
+    srun_set_str(b, "nodelist", jo->nodelist);
+    srun_set_str(b, "exclude", jo->exclude);
+    srun_set_str(b, "distribution", jo->distribution);
+    srun_set_str(b, "cpu_bind", jo->cpu_bind);
+    srun_set_str(b, "gpu_bind", jo->gpu_bind);
+    srun_set_str(b, "std_out", s->pty ? NULL : jo->std_out);
+    srun_set_str(b, "std_err", s->pty ? NULL : jo->std_err);
+    srun_input(s, b);
+    json_object_set_new(b, "pty", json_boolean(s->pty));
+    srun_set_str(b, "mpi", jo->mpi && strcmp(jo->mpi, "none") ? jo->mpi : NULL);
+    srun_set_str(b, "multi_prog", s->multi_prog);
+    srun_set_str(b, "job_name", getenv("SLURM_JOB_NAME") ?: jo->job_name);
+    return b;
 }
 
-/* Where this node's tasks sit in the step. */
-static int srun_locate(srun_t *s)
+static void srun_layout(srun_t *s, const json_t *reply)
 {
+    const json_t *tpn = json_object_get(reply, "tasks_per_node");
+    s->step_id = (uint32_t)json_integer_value(json_object_get(reply, "step_id"));
+    s->step_nodes = loom_xstrdup(json_string_value(json_object_get(reply, "nodes")) ?: "");
+    s->io_key = loom_xstrdup(json_string_value(json_object_get(reply, "io_key")) ?: "");
+    s->nnodes = (uint32_t)json_array_size(tpn);
+    s->tasks_per_node = loom_xcalloc(s->nnodes ? s->nnodes : 1, sizeof(uint32_t));
+    s->ntasks = 0;
+    for (uint32_t i = 0; i < s->nnodes; i++)
+        s->ntasks += s->tasks_per_node[i] = (uint32_t)json_integer_value(json_array_get(tpn, i));
+    s->nodes = loom_xcalloc(s->nnodes ? s->nnodes : 1, sizeof(*s->nodes));
     loom_hostlist_t *hl = NULL;
-    if (loom_hostlist_parse(s->step_nodes, &hl, NULL) < 0)
-        return -LOOM_EPROTO;
-    long idx = loom_hostlist_find(hl, s->node_name);
-    size_t count = loom_hostlist_count(hl);
+    loom_hostlist_parse(s->step_nodes, &hl, NULL);
+    for (uint32_t i = 0; i < s->nnodes; i++) {
+        const char *name = hl ? loom_hostlist_nth(hl, i) : NULL;
+        s->nodes[i].name = loom_xstrdup(name ? name : "?");
+        s->nodes[i].fd = -1;
+    }
     loom_hostlist_destroy(hl);
-    if (idx < 0 || (size_t)idx >= s->num_nodes || count != s->num_nodes)
-        return -LOOM_EPROTO;
-    s->node_id = (uint32_t)idx;
-    for (uint32_t i = 0; i < s->node_id; i++)
-        s->first_task += s->tasks_per_node[i];
-    s->ntasks_here = s->tasks_per_node[s->node_id];
-    return s->ntasks_here == s->ntasks ? 0 : -LOOM_ENOT_SUPPORTED;
+    s->tasks = loom_xcalloc(s->ntasks ? s->ntasks : 1, sizeof(*s->tasks));
+    uint32_t *node_of = loom_xcalloc(s->ntasks ? s->ntasks : 1, sizeof(uint32_t));
+    const char *dist = s->jo.distribution;
+    loom_jobenv_rank_nodes(s->tasks_per_node, s->nnodes, dist && strncmp(dist, "cyclic", 6) == 0,
+                           node_of);
+    for (uint32_t r = 0; r < s->ntasks; r++) {
+        s->tasks[r].rank = r;
+        s->tasks[r].node = node_of[r];
+    }
+    free(node_of);
+    for (uint32_t w = s->ntasks > 1 ? s->ntasks - 1 : 0; w > 0; w /= 10)
+        s->label_width++;
+    if (s->label_width == 0)
+        s->label_width = 1;
+}
+
+/* "srun: jobid N: nodes(K):`list', cpu counts: 4(x2)" (-v; §0.10). */
+static void srun_verbose_line(srun_t *s, const json_t *reply)
+{
+    if (s->jo.verbose < 1)
+        return;
+    const json_t *cpus = json_object_get(reply, "job_cpus");
+    size_t n = json_array_size(cpus);
+    uint32_t *v = loom_xcalloc(n ? n : 1, sizeof(uint32_t));
+    for (size_t i = 0; i < n; i++)
+        v[i] = (uint32_t)json_integer_value(json_array_get(cpus, i));
+    loom_sbuf_t counts = LOOM_SBUF_INIT;
+    loom_jobenv_counts(v, n, &counts);
+    if (!strchr(loom_sbuf_str(&counts), '('))
+        loom_sbuf_add(&counts, "(x1)");
+    loom_cli_info(&s->cli, "jobid %u: nodes(%zu):`%s', cpu counts: %s", s->job_id, n,
+                  json_string_value(json_object_get(reply, "job_nodes")) ?: "",
+                  loom_sbuf_str(&counts));
+    loom_sbuf_free(&counts);
+    free(v);
+}
+
+/* Wait before retrying, watching for a Ctrl-C; false when interrupted. */
+static bool srun_retry_wait(srun_t *s, int ms)
+{
+    struct pollfd p = {.fd = s->sigfd, .events = POLLIN};
+    if (poll(&p, 1, ms) <= 0)
+        return true;
+    struct signalfd_siginfo si;
+    if (read(s->sigfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+        return true;
+    return si.ssi_signo != SIGINT && si.ssi_signo != SIGTERM && si.ssi_signo != SIGHUP;
 }
 
 static int srun_create_step(srun_t *s)
 {
-    loom_err_t err = {0};
-    json_t *reply = NULL, *body = srun_step_request(s);
-    int rc = loom_cli_call(&s->cli, "step.create", body, &reply, &err);
-    json_decref(body);
-    if (rc < 0) {
-        loom_cli_error(&s->cli, "Unable to create step for job %u: %s", s->job_id, err.msg);
+    json_t *body = srun_step_request(s);
+    int delay = SRUN_RETRY_FIRST_MS, rc;
+    bool waited = false;
+    for (;;) {
+        loom_err_t err = {0};
+        json_t *reply = NULL;
+        rc = loom_cli_call(&s->cli, "step.create", body, &reply, &err);
+        if (rc == 0) {
+            if (waited)
+                loom_cli_info(&s->cli, "Step created for job %u", s->job_id);
+            srun_layout(s, reply);
+            srun_verbose_line(s, reply);
+        } else if (rc == -LOOM_ENODES_BUSY) {
+            if (!waited)
+                loom_cli_info(&s->cli, "Job %u step creation temporarily disabled, retrying (%s)",
+                              s->job_id, err.msg);
+            waited = true;
+        } else if (rc == -LOOM_ESTEP_LAUNCH) {
+            loom_cli_error(&s->cli, "%s", err.msg);
+        } else {
+            loom_cli_error(&s->cli, "Unable to create step for job %u: %s", s->job_id, err.msg);
+        }
         json_decref(reply);
-        return rc;
+        if (rc != -LOOM_ENODES_BUSY || !srun_retry_wait(s, delay))
+            break;
+        delay = delay * 2 > SRUN_RETRY_MAX_MS ? SRUN_RETRY_MAX_MS : delay * 2;
     }
-    s->step_id = (uint32_t)json_integer_value(json_object_get(reply, "step_id"));
-    const char *nodes = json_string_value(json_object_get(reply, "nodes"));
-    s->step_nodes = loom_xstrdup(nodes ? nodes : s->node_name);
-    srun_parse_layout(s, json_object_get(reply, "tasks_per_node"));
-    s->ntasks = 0;
-    for (uint32_t i = 0; i < s->num_nodes; i++)
-        s->ntasks += s->tasks_per_node[i];
-    srun_step_gpus(s, reply);
-    json_decref(reply);
-    rc = srun_locate(s);
-    if (rc == -LOOM_ENOT_SUPPORTED)
-        loom_cli_error(&s->cli,
-                       "step %u.%u has tasks on other nodes (%s): multi-node steps "
-                       "are not supported yet",
-                       s->job_id, s->step_id, s->step_nodes);
-    else if (rc < 0)
-        loom_cli_error(&s->cli, "step %u.%u: this node (%s) is not among its nodes (%s)", s->job_id,
-                       s->step_id, s->node_name, s->step_nodes);
+    json_decref(body);
     return rc;
 }
 
-/* A listening socket whose address the tasks get as SLURM_SRUN_COMM_*. */
-static void srun_comm(srun_t *s)
-{
-    struct sockaddr_in a = {.sin_family = AF_INET};
-    socklen_t len = sizeof(a);
-    snprintf(s->comm_host, sizeof(s->comm_host), "127.0.0.1");
-    s->comm_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (s->comm_fd >= 0 && bind(s->comm_fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
-        listen(s->comm_fd, 1) == 0 && getsockname(s->comm_fd, (struct sockaddr *)&a, &len) == 0)
-        s->comm_port = ntohs(a.sin_port);
-    char host[256];
-    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;
-    if (gethostname(host, sizeof(host)) == 0 && getaddrinfo(host, NULL, &hints, &res) == 0) {
-        inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, s->comm_host,
-                  sizeof(s->comm_host));
-        freeaddrinfo(res);
-    }
-}
-
-/* ------------------------------------------------------------------ tasks */
-
-static void srun_task_env(const srun_t *s, uint32_t local, loom_strv_t *env)
-{
-    loom_jobenv_step_t step = {
-        .step_id = s->step_id,
-        .nodelist = s->step_nodes,
-        .num_nodes = s->num_nodes,
-        .tasks_per_node = s->tasks_per_node,
-        .ntasks = s->ntasks,
-        .cpus_per_task = (uint32_t)s->o.cpus_per_task,
-        .gpus = s->gpus,
-        .ngpus = s->ngpus,
-        .comm_host = s->comm_host,
-        .comm_port = s->comm_port,
-        .node_name = s->node_name,
-        .node_id = s->node_id,
-        .first_task = s->first_task,
-    };
-    loom_jobenv_step(&step, local, (long)getpid(), env);
-}
-
-/* A -o/-e file: truncated when first opened, shared (dup) by later tasks. */
-static int srun_open_out(srun_t *s, const char *path)
-{
-    long i = loom_strv_find(&s->out_paths, path);
-    if (i >= 0)
-        return fcntl(s->out_fds[i], F_DUPFD_CLOEXEC, 3);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-    if (fd >= 0 && s->out_paths.n < 64) {
-        loom_strv_add(&s->out_paths, path);
-        s->out_fds[s->out_paths.n - 1] = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    }
-    return fd;
-}
-
-/* stdout/stderr of a task: -o/-e files (per-task patterns), else pipes to srun. */
-static int srun_task_io(srun_t *s, srun_task_t *t, int out[2], int err[2])
-{
-    const char *pat[2] = {s->o.output, s->o.error ? s->o.error : s->o.output};
-    int *ends[2] = {out, err};
-    for (int k = 0; k < 2; k++) {
-        if (pat[k]) {
-            loom_fpattern_ctx_t fp;
-            loom_fpattern_ctx_init(&fp);
-            fp.job_id = s->job_id;
-            fp.step_id = s->step_id;
-            fp.task_id = t->rank;
-            fp.node_id = s->node_id;
-            fp.node_name = s->node_name;
-            fp.job_name = getenv("SLURM_JOB_NAME");
-            fp.user = getenv("USER");
-            loom_sbuf_t path = LOOM_SBUF_INIT;
-            loom_fpattern_expand(pat[k], &fp, &path);
-            ends[k][0] = -1;
-            ends[k][1] = srun_open_out(s, loom_sbuf_str(&path));
-            if (ends[k][1] < 0)
-                loom_cli_error(&s->cli, "Could not open %s file %s: %s", k ? "stderr" : "stdout",
-                               loom_sbuf_str(&path), strerror(errno));
-            loom_sbuf_free(&path);
-            if (ends[k][1] < 0)
-                return -1;
-        } else if (pipe2(ends[k], O_CLOEXEC) < 0) {
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* execve with the command looked up in the task's own PATH, as slurmstepd
- * does (so --export=NONE leaves only absolute paths working). */
-static void srun_exec(char **argv, const loom_strv_t *env)
-{
-    const char *path = loom_jobenv_get(env, "PATH");
-    int saved = ENOENT;
-    if (strchr(argv[0], '/') || !path) {
-        execve(argv[0], argv, env->v);
-        return;
-    }
-    loom_strv_t dirs = LOOM_STRV_INIT;
-    loom_strv_split(&dirs, path, ":");
-    for (size_t i = 0; i < dirs.n; i++) {
-        loom_sbuf_t full = LOOM_SBUF_INIT;
-        loom_sbuf_addf(&full, "%s/%s", dirs.v[i], argv[0]);
-        execve(loom_sbuf_str(&full), argv, env->v);
-        if (errno != ENOENT && errno != ENOTDIR)
-            saved = errno;
-        loom_sbuf_free(&full);
-    }
-    loom_strv_free(&dirs);
-    errno = saved;
-}
-
-static void srun_child(srun_t *s, uint32_t local, int out[2], int err[2])
-{
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    setpgid(0, s->pgid);
-    if (local != 0) { /* stdin goes to the first task only */
-        int null = open("/dev/null", O_RDONLY);
-        if (null >= 0)
-            dup2(null, 0);
-    }
-    if (dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
-        _exit(127);
-    loom_strv_t env = LOOM_STRV_INIT;
-    if (loom_jobenv_export(s->o.export_env, environ, &env, NULL) < 0)
-        loom_jobenv_export(NULL, environ, &env, NULL);
-    srun_task_env(s, local, &env);
-    mode_t mask = umask(022);
-    umask(mask);
-    loom_jobenv_setf(&env, "SLURM_UMASK", "%04o", (unsigned)mask);
-    if (s->o.chdir && chdir(s->o.chdir) < 0)
-        dprintf(2, "slurmstepd-%s: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
-                s->node_name, s->o.chdir, strerror(errno));
-    srun_exec(s->o.argv, &env);
-    dprintf(2, "slurmstepd-%s: error: execve(): %s: %s\n", s->node_name, s->o.argv[0],
-            strerror(errno));
-    _exit(errno == ENOENT ? 2 : 126);
-}
-
-static int srun_start(srun_t *s)
-{
-    s->tasks = loom_xcalloc(s->ntasks_here ? s->ntasks_here : 1, sizeof(*s->tasks));
-    for (uint32_t i = 0; i < s->ntasks_here; i++) {
-        srun_task_t *t = &s->tasks[i];
-        int out[2] = {-1, -1}, err[2] = {-1, -1};
-        t->rank = s->first_task + i;
-        if (srun_task_io(s, t, out, err) < 0)
-            return -1;
-        pid_t pid = fork();
-        if (pid == 0)
-            srun_child(s, i, out, err);
-        if (pid < 0) {
-            loom_cli_error(&s->cli, "fork: %s", strerror(errno));
-            return -1;
-        }
-        if (!s->pgid)
-            s->pgid = pid;
-        setpgid(pid, s->pgid); /* also in the child: whichever runs first */
-        t->pid = pid;
-        t->fds[0] = out[0];
-        t->fds[1] = err[0];
-        close(out[1]);
-        close(err[1]);
-        s->running++;
-    }
-    return 0;
-}
-
-/* --------------------------------------------------------------- the loop */
-
-static void srun_emit(const srun_t *s, const srun_task_t *t, int k, const char *line, size_t n)
-{
-    loom_sbuf_t sb = LOOM_SBUF_INIT;
-    if (s->o.label)
-        loom_sbuf_addf(&sb, "%*u: ", s->label_width, (unsigned)t->rank);
-    loom_sbuf_addn(&sb, line, n);
-    const char *p = sb.buf;
-    size_t left = sb.len;
-    while (left > 0) {
-        ssize_t w = write(k ? 2 : 1, p, left);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        p += w;
-        left -= (size_t)w;
-    }
-    loom_sbuf_free(&sb);
-}
-
-/* Read from a task pipe; emit whole lines. Returns false at EOF. */
-static bool srun_read(const srun_t *s, srun_task_t *t, int k)
-{
-    char buf[65536];
-    ssize_t n = read(t->fds[k], buf, sizeof(buf));
-    if (n < 0 && (errno == EINTR || errno == EAGAIN))
-        return true;
-    loom_sbuf_t *part = &t->part[k];
-    if (n <= 0) {
-        if (part->len)
-            srun_emit(s, t, k, part->buf, part->len);
-        loom_sbuf_free(part);
-        close(t->fds[k]);
-        t->fds[k] = -1;
-        return false;
-    }
-    loom_sbuf_addn(part, buf, (size_t)n);
-    char *nl = memrchr(part->buf, '\n', part->len);
-    if (nl) {
-        size_t whole = (size_t)(nl - part->buf) + 1;
-        /* Unlabelled output can go as one block; labelled needs a prefix per line. */
-        for (size_t off = 0; off < whole;) {
-            char *e = s->o.label ? memchr(part->buf + off, '\n', whole - off) : nl;
-            size_t len = (size_t)(e - (part->buf + off)) + 1;
-            srun_emit(s, t, k, part->buf + off, len);
-            off += len;
-        }
-        memmove(part->buf, part->buf + whole, part->len - whole);
-        loom_sbuf_truncate(part, part->len - whole);
-    }
-    return true;
-}
-
-static void srun_reap(srun_t *s)
-{
-    int status;
-    pid_t pid;
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        for (size_t i = 0; i < s->ntasks_here; i++) {
-            if (s->tasks[i].pid == pid && !s->tasks[i].exited) {
-                s->tasks[i].exited = true;
-                s->tasks[i].status = status;
-                s->running--;
-            }
-        }
-    }
-}
-
-static void srun_signal(srun_t *s)
-{
-    struct signalfd_siginfo si;
-    while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-        if (si.ssi_signo == SIGCHLD)
-            srun_reap(s);
-        else if (s->pgid && s->running)
-            killpg(s->pgid, (int)si.ssi_signo);
-    }
-}
-
-static void srun_close_pipes(srun_t *s)
-{
-    for (size_t i = 0; i < s->ntasks_here; i++)
-        for (int k = 0; k < 2; k++)
-            if (s->tasks[i].fds[k] >= 0) {
-                close(s->tasks[i].fds[k]);
-                s->tasks[i].fds[k] = -1;
-            }
-}
-
-static void srun_loop(srun_t *s)
-{
-    size_t max = 1 + 2 * s->ntasks_here;
-    struct pollfd *p = loom_xcalloc(max, sizeof(*p));
-    srun_task_t **owner = loom_xcalloc(max, sizeof(*owner));
-    for (;;) {
-        size_t n = 0;
-        p[n++] = (struct pollfd){.fd = s->sigfd, .events = POLLIN};
-        for (size_t i = 0; i < s->ntasks_here; i++)
-            for (int k = 0; k < 2; k++)
-                if (s->tasks[i].fds[k] >= 0) {
-                    owner[n] = &s->tasks[i];
-                    p[n++] = (struct pollfd){.fd = s->tasks[i].fds[k], .events = POLLIN};
-                }
-        if (n == 1 && s->running == 0)
-            break;
-        int ready = poll(p, n, s->running ? -1 : 1000);
-        if (ready < 0 && errno != EINTR)
-            break;
-        if (ready == 0) {
-            /* The tasks are done but something they started holds their
-             * output open: end the step's leftovers, as Slurm does. */
-            killpg(s->pgid, SIGKILL);
-            srun_close_pipes(s);
-            break;
-        }
-        if (p[0].revents)
-            srun_signal(s);
-        for (size_t j = 1; j < n; j++)
-            if (p[j].revents)
-                srun_read(s, owner[j], p[j].fd == owner[j]->fds[0] ? 0 : 1);
-    }
-    free(p);
-    free(owner);
-}
-
-/* What srun reports for a task status; "" for a clean exit. */
-static void srun_status_text(int status, loom_sbuf_t *out)
-{
-    if (WIFEXITED(status) && WEXITSTATUS(status))
-        loom_sbuf_addf(out, "Exited with exit code %d", WEXITSTATUS(status));
-    else if (WIFSIGNALED(status))
-        loom_sbuf_addf(out, "%s%s", strsignal(WTERMSIG(status)),
-                       WCOREDUMP(status) ? " (core dumped)" : "");
-}
-
-/* Slurm's lines: tasks with the same status share one, "tasks 0-3,7: ...". */
-static void srun_report(srun_t *s)
-{
-    bool *said = loom_xcalloc(s->ntasks_here ? s->ntasks_here : 1, sizeof(*said));
-    for (size_t i = 0; i < s->ntasks_here; i++) {
-        if (said[i])
-            continue;
-        loom_sbuf_t text = LOOM_SBUF_INIT, ranks = LOOM_SBUF_INIT;
-        srun_status_text(s->tasks[i].status, &text);
-        size_t n = 0;
-        for (size_t k = i; k < s->ntasks_here && text.len; k++) {
-            if (said[k] || s->tasks[k].status != s->tasks[i].status)
-                continue;
-            size_t end = k; /* a run of consecutive ranks */
-            while (end + 1 < s->ntasks_here && !said[end + 1] &&
-                   s->tasks[end + 1].status == s->tasks[i].status)
-                said[end++] = true;
-            said[end] = true;
-            loom_sbuf_addf(&ranks, "%s%u", n ? "," : "", (unsigned)s->tasks[k].rank);
-            if (end > k)
-                loom_sbuf_addf(&ranks, "-%u", (unsigned)s->tasks[end].rank);
-            n += end - k + 1;
-            k = end;
-        }
-        if (text.len)
-            loom_cli_error(&s->cli, "%s: task%s %s: %s", s->node_name, n > 1 ? "s" : "",
-                           loom_sbuf_str(&ranks), loom_sbuf_str(&text));
-        loom_sbuf_free(&text);
-        loom_sbuf_free(&ranks);
-    }
-    free(said);
-}
+/* ------------------------------------------------------------------- end */
 
 /* Highest task exit code, 128+signal for a signalled task. */
 static int srun_result(srun_t *s, int *status)
@@ -655,9 +346,8 @@ static int srun_result(srun_t *s, int *status)
     int rc = 0;
     bool signalled = false;
     *status = 0;
-    srun_report(s);
-    for (size_t i = 0; i < s->ntasks_here; i++) {
-        int st = s->tasks[i].status, code = 0;
+    for (uint32_t r = 0; r < s->ntasks; r++) {
+        int st = s->tasks[r].status, code = 0;
         if (WIFEXITED(st))
             code = WEXITSTATUS(st);
         else if (WIFSIGNALED(st))
@@ -670,92 +360,168 @@ static int srun_result(srun_t *s, int *status)
     }
     if (signalled)
         loom_cli_info(&s->cli, "Force Terminated StepId=%u.%u", s->job_id, s->step_id);
+    if (s->exit_override > rc) {
+        rc = s->exit_override;
+        *status = rc << 8;
+    }
     return rc;
 }
 
-static void srun_verbose_line(const srun_t *s)
+static void srun_stdin(srun_t *s)
 {
-    if (s->o.verbose < 1)
-        return;
-    const char *cpus = getenv("SLURM_JOB_CPUS_PER_NODE");
-    loom_cli_info(&s->cli, "jobid %u: nodes(%u):`%s', cpu counts: %s%s", s->job_id,
-                  (unsigned)s->num_nodes, s->step_nodes, cpus ? cpus : "1",
-                  cpus && strchr(cpus, '(') ? "" : "(x1)");
+    const char *in = s->jo.std_in;
+    s->stdin_rank = LOOM_STEPIO_ALL;
+    if (s->pty) {
+        s->stdin_rank = 0;
+    } else if (in && strcmp(in, "all") != 0) {
+        if (in[strspn(in, "0123456789")] != '\0')
+            return; /* none, or files on the nodes */
+        s->stdin_rank = (uint32_t)strtoul(in, NULL, 10);
+    }
+    s->stdin_fd = 0;
 }
 
 static int srun_run(srun_t *s)
 {
-    sigset_t mask;
-    sigemptyset(&mask);
-    int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGHUP, SIGQUIT};
-    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-        sigaddset(&mask, sigs[i]);
-    sigprocmask(SIG_BLOCK, &mask, NULL);
-    s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-    for (uint32_t w = s->ntasks > 1 ? s->ntasks - 1 : 0; w > 0; w /= 10)
-        s->label_width++;
-    if (s->label_width == 0)
-        s->label_width = 1;
-    srun_comm(s);
-    srun_verbose_line(s);
-    int rc = srun_start(s);
-    srun_loop(s);
-    int status = 0;
-    int code = srun_result(s, &status);
+    srun_stdin(s);
+    srun_io_run(s);
+    srun_ctl_pty_end(s);
+    int status = 0, code = srun_result(s, &status);
     json_t *body = json_pack("{s:I, s:I, s:i}", "job_id", (json_int_t)s->job_id, "step_id",
                              (json_int_t)s->step_id, "exit_code", status);
     loom_err_t err = {0};
     if (loom_cli_call(&s->cli, "step.complete", body, NULL, &err) < 0)
         loom_debug("step.complete: %s", err.msg);
     json_decref(body);
-    return rc < 0 ? s->cli.exit_error : code;
+    return code;
 }
 
 static void srun_free(srun_t *s)
 {
-    for (size_t i = 0; s->tasks && i < s->ntasks_here; i++)
-        for (int k = 0; k < 2; k++) {
-            if (s->tasks[i].fds[k] >= 0)
-                close(s->tasks[i].fds[k]);
-            loom_sbuf_free(&s->tasks[i].part[k]);
-        }
-    for (size_t i = 0; i < s->out_paths.n; i++)
-        close(s->out_fds[i]);
-    loom_strv_free(&s->out_paths);
+    for (uint32_t i = 0; s->nodes && i < s->nnodes; i++) {
+        if (s->nodes[i].fd >= 0)
+            close(s->nodes[i].fd);
+        free(s->nodes[i].name);
+        loom_sbuf_free(&s->nodes[i].in);
+        loom_sbuf_free(&s->nodes[i].out);
+    }
+    for (uint32_t r = 0; s->tasks && r < s->ntasks; r++)
+        for (int k = 0; k < 2; k++)
+            loom_sbuf_free(&s->tasks[r].part[k]);
+    for (size_t i = 0; i < SRUN_MAX_PENDING; i++) {
+        if (s->pending[i].fd >= 0)
+            close(s->pending[i].fd);
+        loom_sbuf_free(&s->pending[i].in);
+    }
+    free(s->nodes);
     free(s->tasks);
     free(s->tasks_per_node);
     free(s->step_nodes);
-    if (s->comm_fd >= 0)
-        close(s->comm_fd);
+    free(s->io_key);
+    free(s->multi_prog);
+    json_decref(s->job);
+    json_decref(s->pmi);
+    json_decref(s->kill_msg);
+    loom_strv_free(&s->env);
+    if (s->listen_fd >= 0)
+        close(s->listen_fd);
     if (s->sigfd >= 0)
         close(s->sigfd);
     loom_jobopt_free(&s->jo);
     loom_cli_fini(&s->cli);
 }
 
+/* srun outside an allocation: make one with the same options. */
+static int srun_allocate(srun_t *s)
+{
+    char cwd[4096];
+    if (getcwd(cwd, sizeof(cwd)))
+        loom_jobopt_set_cwd(&s->jo, cwd);
+    char *copy = loom_xstrdup(s->argv[0]);
+    srun_alloc_opts_t o = {.prog = "srun",
+                           .def_name = basename(copy),
+                           .quiet = s->jo.quiet > 0,
+                           .immediate = s->jo.immediate,
+                           .sigfd = s->sigfd};
+    int rc = srun_alloc_create(&s->cli, &s->jo, &o, &s->job_id, &s->job);
+    free(copy);
+    if (rc < 0)
+        return rc;
+    s->own_alloc = true;
+    srun_alloc_env(&s->cli, &s->jo, s->job, &s->env);
+    return 0;
+}
+
+/* --jobid from outside the allocation: its variables, as srun sets them. */
+static int srun_join(srun_t *s)
+{
+    const char *env = getenv("SLURM_JOB_ID");
+    if (env && strtoul(env, NULL, 10) == s->job_id)
+        return 0;
+    s->job = srun_job_record(&s->cli, s->job_id);
+    if (!s->job || loom_job_base(loom_cli_job_state(s->job)) != LOOM_JOB_RUNNING) {
+        loom_cli_error(&s->cli, "Unable to create step for job %u: %s", s->job_id,
+                       s->job ? "Job/step already completing or completed"
+                              : "Invalid job id specified");
+        return -1;
+    }
+    srun_alloc_env(&s->cli, &s->jo, s->job, &s->env);
+    return 0;
+}
+
+/* Checks srun makes itself inside an allocation (as Slurm's does). */
+static int srun_check_sizes(srun_t *s)
+{
+    loom_jobopt_t *jo = &s->jo;
+    const char *jn = getenv("SLURM_JOB_NUM_NODES");
+    uint32_t have = jn ? (uint32_t)strtoul(jn, NULL, 10) : 0;
+    if (!s->own_alloc && have && jo->min_nodes > have &&
+        loom_jobopt_source(jo, "nodes") == LOOM_JOBOPT_SRC_CLI) {
+        loom_cli_error(&s->cli, "Only allocated %u nodes asked for %u", have, jo->min_nodes);
+        return -1;
+    }
+    if (jo->ntasks && jo->min_nodes > jo->ntasks) {
+        if (loom_jobopt_source(jo, "nodes") == LOOM_JOBOPT_SRC_CLI)
+            loom_cli_info(&s->cli,
+                          "Warning: can't run %u processes on %u nodes, setting nnodes "
+                          "to %u",
+                          jo->ntasks, jo->min_nodes, jo->ntasks);
+        jo->min_nodes = jo->ntasks;
+    }
+    return 0;
+}
+
+static int srun_main(srun_t *s)
+{
+    const loom_conf_t *conf = loom_cli_conf(&s->cli, NULL);
+    s->kill_wait = conf ? (int)conf->kill_wait : 30;
+    if (srun_multi_prog(s) < 0 || srun_ctl_signals(s) < 0)
+        return s->cli.exit_error;
+    srun_base_env(s);
+    s->job_id = s->jo.jobid;
+    if (!s->job_id && srun_allocate(s) < 0)
+        return s->cli.exit_error;
+    if (!s->own_alloc && srun_join(s) < 0)
+        return s->cli.exit_error;
+    int code = s->cli.exit_error;
+    if (srun_check_sizes(s) == 0 && srun_io_listen(s) == 0 && srun_create_step(s) == 0)
+        code = srun_run(s);
+    if (s->own_alloc)
+        srun_alloc_release(&s->cli, s->job_id, code << 8);
+    return code;
+}
+
 int main(int argc, char **argv)
 {
-    srun_t s = {.comm_fd = -1, .sigfd = -1};
+    srun_t s = {.listen_fd = -1, .sigfd = -1, .stdin_fd = -1, .exit_override = -1};
+    for (size_t i = 0; i < SRUN_MAX_PENDING; i++)
+        s.pending[i].fd = -1;
     loom_cli_init(&s.cli, "srun");
     srun_parse(&s, argc, argv);
-    loom_cli_set_verbosity(&s.cli, s.o.verbose, s.o.quiet);
-    if (!s.o.jobid) {
-        loom_cli_error(&s.cli, "srun outside of a job allocation is not supported yet; run it "
-                               "inside an sbatch script");
-        srun_free(&s);
-        return s.cli.exit_error;
-    }
-    s.job_id = s.o.jobid;
-    s.node_name = getenv("SLURMD_NODENAME");
-    if (!s.node_name || !*s.node_name) {
-        loom_cli_error(&s.cli, "SLURMD_NODENAME is not set: srun must run on a node of job %u",
-                       s.job_id);
-        srun_free(&s);
-        return s.cli.exit_error;
-    }
-    srun_env_defaults(&s);
-    int rc = srun_create_step(&s) < 0 ? s.cli.exit_error : srun_run(&s);
-    int exit_error = s.cli.exit_error;
+    loom_cli_set_verbosity(&s.cli, s.jo.verbose, s.jo.quiet > 0);
+    /* Steps are created on the controller's time: a launch on many nodes. */
+    s.cli.timeout_ms = 60000;
+    int code = srun_main(&s);
     srun_free(&s);
-    return rc < 0 ? exit_error : rc;
+    return code;
 }

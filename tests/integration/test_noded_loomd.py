@@ -160,10 +160,13 @@ class FakeCtld:
 
 
 class FakeUnixCtld:
-    """The controller's Unix socket, for srun: step.create and step.complete."""
+    """The controller's Unix socket, for srun: step.create and step.complete.
+    launch(step.create message, step id) starts the step on the node (as the
+    controller does with step.launch) and returns the io_key."""
 
-    def __init__(self, path):
+    def __init__(self, path, launch=None):
         self.path = str(path)
+        self.launch = launch
         self.steps = []
         self.completed = []
         self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -190,8 +193,10 @@ class FakeUnixCtld:
             body = {}
             if m["type"] == "step.create":
                 self.steps.append(m)
-                body = {"step_id": len(self.steps) - 1, "nodes": "n1",
-                        "tasks_per_node": [m["ntasks"]]}
+                sid = len(self.steps) - 1
+                key = self.launch(m, sid) if self.launch else ""
+                body = {"step_id": sid, "nodes": "n1", "tasks_per_node": [m.get("ntasks", 1)],
+                        "io_key": key, "job_nodes": "n1", "job_cpus": [1]}
             elif m["type"] == "step.complete":
                 self.completed.append(m)
             out = json.dumps({"v": 1, "type": "reply", "id": m["id"], "rc": 0, "msg": "",
@@ -437,7 +442,16 @@ def test_shutdown_leaves_jobs_running(node):
 def test_srun_in_batch(node):
     node.ctld.wait_msg("node.register")
     (node.tmp / "state").mkdir()
-    unix = FakeUnixCtld(node.tmp / "state" / "loomctld.sock")
+    def launch(m, sid):
+        n = m.get("ntasks", 1)
+        body = {k: m[k] for k in ("argv", "env", "cwd", "umask", "input") if k in m}
+        body.update(job_id=15, step_id=sid, uid=os.getuid(), gid=os.getgid(), node_id=0,
+                    nodes="n1", tasks_per_node=[n], ntasks=n, ranks=list(range(n)), cpus=[0],
+                    gpus=[1], io=dict(m["io"], key="k%d" % sid))
+        assert node.ctld.request("step.launch", **body)["rc"] == 0
+        return "k%d" % sid
+
+    unix = FakeUnixCtld(node.tmp / "state" / "loomctld.sock", launch)
     try:
         script = (
             "#!/bin/bash\n"
@@ -463,7 +477,7 @@ def test_srun_in_batch(node):
                              "srun: error: n1: tasks 0-1,3: Exited with exit code 2",
                              "srun: error: n1: task 2: Exited with exit code 5", "rc=5",
                              "0"], out
-        assert [m["ntasks"] for m in unix.steps] == [2, 1, 1, 4, 1]
+        assert [m.get("ntasks", 1) for m in unix.steps] == [2, 1, 1, 4, 1]
         assert [m["exit_code"] for m in unix.completed] == [0, 3 << 8, 9, 5 << 8, 0]
     finally:
         unix.close()

@@ -1,0 +1,107 @@
+"""salloc on a real Loom cluster (conftest `cluster`): the allocation's
+environment and Slurm's stderr lines (CLI_SPEC §3, §0.10), exit statuses,
+waiting for resources, the allocation ended under the command (scancel),
+--no-shell, and the seed 004 way of finding MASTER_ADDR.
+"""
+import re
+import signal
+import subprocess
+import time
+
+from conftest import BIN, need
+
+
+def salloc(cluster, *args, **kw):
+    need("salloc")
+    return cluster.run("salloc", *args, **kw)
+
+
+def granted(stderr):
+    m = re.search(r"^salloc: Granted job allocation (\d+)$", stderr, re.M)
+    assert m, stderr
+    return int(m.group(1))
+
+
+def test_allocation_environment(cluster):
+    p = salloc(cluster, "-N2", "-n4", "-J", "envtest", "bash", "-c",
+               "env | grep ^SLURM_ | sort; "
+               "echo MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)")
+    assert p.returncode == 0, p.stderr
+    jid = granted(p.stderr)
+    assert p.stderr.splitlines()[-1] == "salloc: Relinquishing job allocation %d" % jid
+    env = dict(l.split("=", 1) for l in p.stdout.splitlines() if "=" in l)
+    want = {"SLURM_JOB_ID": str(jid), "SLURM_JOBID": str(jid), "SLURM_JOB_NAME": "envtest",
+            "SLURM_JOB_NODELIST": "node[1-2]", "SLURM_NODELIST": "node[1-2]",
+            "SLURM_JOB_NUM_NODES": "2", "SLURM_NNODES": "2", "SLURM_NTASKS": "4",
+            "SLURM_NPROCS": "4", "SLURM_TASKS_PER_NODE": "2(x2)",
+            "SLURM_JOB_CPUS_PER_NODE": "2(x2)", "SLURM_JOB_PARTITION": "debug",
+            "SLURM_SUBMIT_DIR": str(cluster.work), "SLURM_CLUSTER_NAME": "loomtest",
+            "SLURM_CONF": str(cluster.conf), "MASTER_ADDR": "node1"}
+    for k, v in want.items():
+        assert env.get(k) == v, (k, env.get(k), v)
+    # Batch-only and task variables do not belong to salloc's shell.
+    for k in ("SLURM_PROCID", "SLURM_NODEID", "SLURMD_NODENAME", "SLURM_STEP_ID"):
+        assert k not in env, k
+    rec = cluster.wait_job(jid, "COMPLETED", timeout=30)
+    assert rec["name"] == "envtest"
+
+
+def test_exit_status_and_default_name(cluster):
+    p = salloc(cluster, "-n1", "bash", "-c", "exit 3")
+    assert p.returncode == 3
+    jid = granted(p.stderr)
+    rec = cluster.wait_job(jid, "FAILED", "COMPLETED", timeout=30)
+    assert cluster.state_of(rec) == "FAILED" and rec["name"] == "interactive"
+    p = salloc(cluster, "-n1", "bash", "-c", "kill -HUP $$")
+    assert p.returncode == 0  # killed by HUP/INT/KILL/QUIT: 0 (CLI_SPEC §0.9)
+    p = salloc(cluster, "-n1", "no_such_command_xyz")
+    assert p.returncode == 127 and "no_such_command_xyz" in p.stderr
+    p = salloc(cluster, "-p", "nosuchpart", "true")
+    assert p.returncode == 1
+    assert p.stderr == ("salloc: error: Job submit/allocate failed: Invalid partition name "
+                        "specified\n"), p.stderr
+
+
+def test_waits_for_resources(cluster):
+    hog = cluster.submit("#!/bin/sh\nsleep 4\n", nodes=2, exclusive="true")
+    assert hog["rc"] == 0, hog
+    cluster.wait_job(hog["job_id"], "RUNNING")
+    p = salloc(cluster, "-n1", "true", timeout=60)
+    assert p.returncode == 0, p.stderr
+    jid = granted(p.stderr)
+    assert p.stderr.splitlines()[:4] == [
+        "salloc: Pending job allocation %d" % jid,
+        "salloc: job %d queued and waiting for resources" % jid,
+        "salloc: job %d has been allocated resources" % jid,
+        "salloc: Granted job allocation %d" % jid], p.stderr
+
+
+def test_revoked_allocation_ends_the_command(cluster):
+    need("salloc", "scancel")
+    p = subprocess.Popen([str(BIN / "salloc"), "-n1", "bash", "-c",
+                          "trap 'echo hangup; exit 9' HUP; echo started; sleep 60 & wait"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=cluster.env, cwd=str(cluster.work))
+    assert p.stdout.readline() == "started\n"
+    jobs = [j for j in cluster.jobs().values() if cluster.state_of(j) == "RUNNING"]
+    assert len(jobs) == 1
+    assert cluster.run("scancel", str(jobs[0]["job_id"])).returncode == 0
+    out, err = p.communicate(timeout=30)
+    assert "salloc: Job allocation %d has been revoked." % jobs[0]["job_id"] in err, err
+    assert "hangup" in out and p.returncode == 9, (out, err)
+    rec = cluster.wait_job(jobs[0]["job_id"], "CANCELLED", timeout=30)
+    assert cluster.state_of(rec) == "CANCELLED"
+
+
+def test_no_shell_keeps_the_allocation(cluster):
+    p = salloc(cluster, "--no-shell", "-n1")
+    assert p.returncode == 0, p.stderr
+    jid = granted(p.stderr)
+    assert "Relinquishing" not in p.stderr
+    rec = cluster.job(jid)
+    assert cluster.state_of(rec) == "RUNNING" and rec["name"] == "no-shell"
+    # A step can still use it, from anywhere, with --jobid.
+    s = cluster.run("srun", "--jobid=%d" % jid, "-n1", "bash", "-c", "echo in $SLURM_JOB_ID")
+    assert s.stdout == "in %d\n" % jid, s.stderr
+    assert cluster.rpc("job.signal", job_id=jid, signal=9, cancel=True)["rc"] == 0
+    cluster.wait_job(jid, "CANCELLED", timeout=30)
