@@ -7,11 +7,13 @@
 #include "cli/cli_format.h"
 
 #include "common/log.h"
+#include "common/munge.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
 #include <libgen.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,8 @@ void loom_cli_init(loom_cli_t *cli, const char *prog)
 void loom_cli_fini(loom_cli_t *cli)
 {
     loom_rpc_close(cli->rpc);
+    loom_munge_close(cli->munge);
+    cli->munge = NULL;
     loom_key_destroy(cli->key);
     loom_conf_destroy(cli->conf);
     free(cli->conf_path);
@@ -100,6 +104,23 @@ static void common_address(loom_cli_t *cli, const loom_conf_t *conf, loom_sbuf_t
     loom_sbuf_free(&sock);
 }
 
+/* Over TCP without the cluster key: munge, when AuthType asks for it. */
+static void common_munge(loom_cli_t *cli, const loom_conf_t *conf)
+{
+    const char *type = loom_conf_get(conf, "AuthType");
+    if (!loom_munge_available() || !type || strcmp(type, "auth/munge") != 0)
+        return;
+    char *sock = loom_munge_socket(loom_conf_get(conf, "AuthInfo"));
+    loom_err_t err = {0};
+    if (loom_munge_open(sock, &cli->munge, &err) == 0) {
+        struct passwd *pw = conf->slurm_user ? getpwnam(conf->slurm_user) : NULL;
+        loom_rpc_set_munge(cli->rpc, cli->munge, pw ? (uint32_t)pw->pw_uid : 0);
+    } else {
+        loom_debug("munge: %s", err.msg);
+    }
+    free(sock);
+}
+
 static int common_connect(loom_cli_t *cli, loom_err_t *err)
 {
     const loom_conf_t *conf = loom_cli_conf(cli, err);
@@ -109,9 +130,12 @@ static int common_connect(loom_cli_t *cli, loom_err_t *err)
     common_address(cli, conf, &addr);
     loom_debug("connecting to %s", loom_sbuf_str(&addr));
     cli->rpc = loom_rpc_connect(loom_sbuf_str(&addr), cli->key, cli->timeout_ms, err);
+    bool tcp = strncmp(loom_sbuf_str(&addr), "unix:", 5) != 0;
     loom_sbuf_free(&addr);
     if (!cli->rpc)
         return loom_errf(err, -LOOM_ECONNECT, "%s", loom_strerror(-LOOM_ECONNECT));
+    if (tcp && !cli->key)
+        common_munge(cli, conf);
     return 0;
 }
 

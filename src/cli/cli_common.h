@@ -7,7 +7,8 @@
  * loaded on first need (loom_cli_conf). The controller is reached through the
  * Unix socket <StateSaveLocation>/loomctld.sock when it exists, else over TCP
  * at SlurmctldHost:SlurmctldPort, signing frames with the cluster key
- * (slurm.key beside slurm.conf) when it can be read.
+ * (slurm.key beside slurm.conf) when it can be read, else with munge
+ * credentials (AuthType=auth/munge, munged's socket from AuthInfo).
  *
  * Messages go to stderr as Slurm's clients print them: "<prog>: error: ..."
  * (loom_cli_error) and "<prog>: ..." (loom_cli_info, shown unless -Q).
@@ -36,15 +37,16 @@
 #define LOOM_CLI_DEFAULT_CONF "/etc/slurm/slurm.conf"
 
 typedef struct loom_cli {
-    const char *prog;  /* "squeue" */
-    char *conf_path;   /* chosen slurm.conf path (owned) */
-    loom_conf_t *conf; /* loaded lazily; NULL until loom_cli_conf() */
-    loom_key_t *key;   /* cluster key, when readable (TCP only) */
-    loom_rpc_t *rpc;   /* the controller connection, opened by the first call */
-    int verbose;       /* -v count */
-    bool quiet;        /* -Q */
-    int exit_error;    /* status for failures */
-    int timeout_ms;    /* per call; 0: the rpcclient default */
+    const char *prog;    /* "squeue" */
+    char *conf_path;     /* chosen slurm.conf path (owned) */
+    loom_conf_t *conf;   /* loaded lazily; NULL until loom_cli_conf() */
+    loom_key_t *key;     /* cluster key, when readable (TCP only) */
+    loom_rpc_t *rpc;     /* the controller connection, opened by the first call */
+    loom_munge_t *munge; /* TCP without the key: munge (AuthType=auth/munge) */
+    int verbose;         /* -v count */
+    bool quiet;          /* -Q */
+    int exit_error;      /* status for failures */
+    int timeout_ms;      /* per call; 0: the rpcclient default */
 } loom_cli_t;
 
 /* Set defaults from the environment (SLURM_CONF, SLURM_EXIT_ERROR) and

@@ -4,6 +4,7 @@
  */
 #include "common/rpcclient.h"
 #include "common/frame.h"
+#include "common/munge.h"
 #include "common/proto.h"
 #include "common/sbuf.h"
 #include "common/xalloc.h"
@@ -31,6 +32,8 @@ struct loom_rpc {
     uint64_t next_id;
     loom_frame_reader_t *reader;
     bool dead;
+    loom_munge_t *munge; /* borrowed; NULL: key or plain frames */
+    uint32_t daemon_uid;
 };
 
 static int64_t rpc_now_ms(void)
@@ -260,8 +263,16 @@ static int rpc_send_all(loom_rpc_t *c, const char *buf, size_t len, int64_t dead
     return 0;
 }
 
+void loom_rpc_set_munge(loom_rpc_t *c, loom_munge_t *m, uint32_t daemon_uid)
+{
+    c->munge = m;
+    c->daemon_uid = daemon_uid;
+}
+
 static int rpc_encode(loom_rpc_t *c, const json_t *req, loom_sbuf_t *out, loom_err_t *err)
 {
+    if (c->munge)
+        return loom_munge_frame_encode(c->munge, req, out, err);
     if (!c->key)
         return loom_frame_encode(req, NULL, out, err);
     uint64_t nonce = 0;
@@ -308,8 +319,21 @@ static int rpc_take(loom_rpc_t *c, const char *body, size_t len, uint64_t id, js
                     loom_err_t *err)
 {
     json_t *msg = NULL;
-    int rc =
-        loom_frame_decode_body(body, len, c->key, c->key != NULL, (int64_t)time(NULL), &msg, err);
+    int rc;
+    if (c->munge) { /* the controller answers with a credential of its own */
+        uint32_t uid = UINT32_MAX, gid;
+        rc = loom_munge_frame_decode(c->munge, body, len, &msg, &uid, &gid, err);
+        if (rc == 0 && uid != 0 && uid != c->daemon_uid) {
+            json_decref(msg);
+            rc = loom_errf(err, -LOOM_EAUTH,
+                           "the reply's munge credential is uid %u's, not the "
+                           "controller's",
+                           (unsigned)uid);
+        }
+    } else {
+        rc = loom_frame_decode_body(body, len, c->key, c->key != NULL, (int64_t)time(NULL), &msg,
+                                    err);
+    }
     if (rc < 0)
         return loom_err_prefix(err, "reply from %s", c->addr);
     const loom_msg_type_t *t;

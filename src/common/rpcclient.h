@@ -11,7 +11,7 @@
  * IPv6 literals). TCP connections set TCP_NODELAY.
  *
  * Entry points: loom_rpc_connect, loom_rpc_call, loom_rpc_close,
- * loom_rpc_set_sender, loom_rpc_set_frame_max.
+ * loom_rpc_set_sender, loom_rpc_set_frame_max, loom_rpc_set_munge.
  *
  * Errors: -LOOM_ECONNECT (cannot connect, connection lost) and
  * -LOOM_ETIMEDOUT, with the address in the message; frame and reply errors
@@ -26,6 +26,7 @@
 
 #include "common/auth.h"
 #include "common/err.h"
+#include "common/munge.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -45,6 +46,10 @@ loom_rpc_t *loom_rpc_connect(const char *addr, const loom_key_t *key, int timeou
 void loom_rpc_set_sender(loom_rpc_t *c, const char *sender);
 /* Largest reply frame accepted (default LOOM_FRAME_MAX_DEFAULT). */
 void loom_rpc_set_frame_max(loom_rpc_t *c, size_t max);
+/* Authenticate with munge instead (a host without the cluster key; munge.h):
+ * requests carry a credential, and replies must carry one from uid 0 or
+ * daemon_uid (the SlurmUser). m is borrowed and must outlive the client. */
+void loom_rpc_set_munge(loom_rpc_t *c, loom_munge_t *m, uint32_t daemon_uid);
 
 /* Send req (a JSON object, usually from loom_msg_new; its "id" is replaced by
  * the connection's next id, its other members are the caller's) and wait for

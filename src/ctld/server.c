@@ -2,6 +2,7 @@
 #include "ctld/server.h"
 #include "common/frame.h"
 #include "common/log.h"
+#include "common/munge.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
 #include "ctld/node_mgr.h"
@@ -38,6 +39,7 @@ struct ctld_conn {
     bool is_unix;
     bool closing;
     bool is_signed;
+    bool is_munge; /* the peer authenticates with munge: uid/gid are its credential's */
     uint32_t uid, gid;
     pid_t pid;
     loom_frame_reader_t *reader;
@@ -58,6 +60,7 @@ struct ctld_server {
     ctld_conn_t *conns;
     size_t nconns;
     size_t frame_max;
+    loom_munge_t *munge; /* for commands without the cluster key (NULL: no libmunge) */
 };
 
 typedef struct {
@@ -194,6 +197,15 @@ void ctld_server_send(ctld_conn_t *conn, const json_t *msg)
         loom_sbuf_free(&out);
         return;
     }
+    if (conn->is_munge) { /* the answer proves itself the same way */
+        loom_sbuf_reset(&out);
+        if (loom_munge_frame_encode(conn->c->server->munge, msg, &out, &err) < 0) {
+            loom_error("cannot sign a reply with munge: %s", err.msg);
+            loom_sbuf_free(&out);
+            ctld_server_close(conn);
+            return;
+        }
+    }
     size_t len = out.len;
     server_write(conn, loom_sbuf_detach(&out), len);
 }
@@ -202,7 +214,7 @@ void ctld_server_send_text(ctld_conn_t *conn, const char *text, size_t len)
 {
     if (!ctld_conn_open(conn))
         return;
-    if (conn->is_signed) {
+    if (conn->is_signed || conn->is_munge) {
         /* Signed peers need the auth member inside the text: go through jansson. */
         json_t *msg = json_loadb(text, len, 0, NULL);
         if (msg)
@@ -290,6 +302,23 @@ static void server_refuse_unsigned(ctld_conn_t *conn, const char *body, size_t l
     ctld_server_close(conn);
 }
 
+/* A frame with a munge credential (a command on a host without the key): the
+ * credential's uid and gid identify the peer, as SO_PEERCRED does locally. */
+static int server_munge_frame(ctld_conn_t *conn, const char *body, size_t len, json_t **msg,
+                              loom_err_t *err)
+{
+    uint32_t uid, gid;
+    if (!conn->c->server->munge)
+        return loom_errf(err, -LOOM_EAUTH, "munge frames need libmunge");
+    int rc = loom_munge_frame_decode(conn->c->server->munge, body, len, msg, &uid, &gid, err);
+    if (rc < 0 || (conn->is_munge && uid != conn->uid))
+        return rc < 0 ? rc : loom_errf(err, -LOOM_EAUTH, "munge: another uid on one connection");
+    conn->is_munge = true;
+    conn->uid = uid;
+    conn->gid = gid;
+    return 0;
+}
+
 /* One frame body from the reader. */
 static void server_on_frame(ctld_conn_t *conn, const char *body, size_t len)
 {
@@ -297,7 +326,10 @@ static void server_on_frame(ctld_conn_t *conn, const char *body, size_t len)
     json_t *msg = NULL;
     loom_err_t err = {0};
     char who[96];
-    int rc = loom_frame_decode_body(body, len, c->key, !conn->is_unix, ctld_now(), &msg, &err);
+    int rc =
+        !conn->is_signed && loom_munge_frame_is(body, len)
+            ? server_munge_frame(conn, body, len, &msg, &err)
+            : loom_frame_decode_body(body, len, c->key, !conn->is_unix, ctld_now(), &msg, &err);
     if (rc == -LOOM_EAUTH && !conn->is_unix && !memchr(body, 0, len)) {
         loom_info("refusing an unsigned frame on the TCP port");
         server_refuse_unsigned(conn, body, len);
@@ -472,6 +504,13 @@ int ctld_server_start(ctld_t *c, ctld_msg_f *on_msg, loom_err_t *err)
     c->server = loom_xcalloc(1, sizeof(*c->server));
     c->server->on_msg = on_msg;
     c->server->frame_max = LOOM_FRAME_MAX_DEFAULT;
+    const char *auth = loom_conf_get(c->conf, "AuthType");
+    if (loom_munge_available() && auth && strcmp(auth, "auth/munge") == 0) {
+        char *sock = loom_munge_socket(loom_conf_get(c->conf, "AuthInfo"));
+        if (loom_munge_open(sock, &c->server->munge, NULL) < 0)
+            loom_info("munge frames will be refused: no munge context");
+        free(sock);
+    }
     int rc = server_listen_unix(c, err);
     if (rc == 0)
         rc = server_listen_tcp(c, err);
@@ -503,6 +542,7 @@ void ctld_server_destroy(ctld_t *c)
     if (!c->server)
         return;
     free(c->server->sock_path);
+    loom_munge_close(c->server->munge);
     free(c->server);
     c->server = NULL;
 }
