@@ -4,7 +4,8 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
       libuv1-dev libjansson-dev libssl-dev libcmocka-dev libsqlite3-dev libpq-dev
-      postgresql python3 python3-pytest python-is-python3)
+      postgresql python3 python3-pytest python-is-python3
+      libmunge-dev munge iproute2)  # munge: AuthType=auth/munge; iproute2: the multi-host test
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
