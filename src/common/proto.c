@@ -38,6 +38,7 @@ static const loom_msg_type_t proto_types[] = {
     {"step.launch", LOOM_ROLE_NODE, 1},
     {"step.signal", LOOM_ROLE_NODE, 1},
     {"step.usage", LOOM_ROLE_NODE, 1},
+    {"step.done", LOOM_ROLE_NODE, 1},
     {"reply", LOOM_ROLE_USER, 1},
     /* Accounting (messages.md §6): loomctld, sacct, sacctmgr -> loomdbd. The
      * entity changes are role user: loomdbd also lets users whose AdminLevel

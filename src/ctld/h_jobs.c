@@ -440,6 +440,7 @@ const ctld_handler_t ctld_job_handlers[] = {
     {"step.create", ctld_step_h_create},
     {"step.complete", ctld_step_h_complete},
     {"step.stat", ctld_step_h_stat},
+    {"step.done", ctld_step_h_done},
     {"alloc.release", ctld_step_h_release},
     {NULL, NULL},
 };

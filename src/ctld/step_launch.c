@@ -1,8 +1,9 @@
 /*
  * step_launch.c - the step requests (messages.md §3: step.create,
  * step.complete, step.stat, alloc.release; scancel jobid.stepid through
- * job.signal) and the controller's messages to the step's nodes (§4:
- * step.launch, step.signal, step.usage, job.kill to every node of a job).
+ * job.signal), the controller's messages to the step's nodes (§4:
+ * step.launch, step.signal, step.usage, job.kill to every node of a job)
+ * and the nodes' step.done.
  *
  * step.create is answered late: once the step.create event is durable, a
  * step.launch goes to each of the step's nodes (per node: its ranks, CPUs,
@@ -11,6 +12,8 @@
  * node's failure ("Task launch for StepId=J.S failed on node N: ..."), in
  * which case the step ends at once and the nodes that did start it kill it.
  * step.stat fans out step.usage the same way and gathers the answers.
+ * step.done comes from each node when its supervisor of the step ends; when
+ * all have, the step ends even if srun never says step.complete (killed).
  */
 #include "ctld/step_launch.h"
 
@@ -48,11 +51,6 @@ typedef struct launch_one {
     launch_t *l;
     uint32_t step_node; /* index in the step */
 } launch_one_t;
-
-void ctld_step_launch_orphan(struct ctld_launch *l)
-{
-    (void)l; /* launches find their step by id: nothing points back */
-}
 
 static void launch_answer(launch_t *l, json_t *reply)
 {
@@ -420,6 +418,37 @@ int ctld_step_h_stat(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json
     }
     stat_replied(c, l, NULL); /* the +1 */
     return CTLD_REPLY_LATER;
+}
+
+/* -------------------------------------------------------------- step.done */
+
+/* A node's supervisor of the step has ended; the last one ends the step. */
+int ctld_step_h_done(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
+                     loom_sbuf_t *raw)
+{
+    loom_err_t err = {0};
+    ctld_job_t *job = launch_job(c, req, &err);
+    json_int_t id = json_integer_value(json_object_get(req, "step_id"));
+    const char *node = json_string_value(json_object_get(req, "node"));
+    ctld_step_t *s =
+        job && id >= 0 && id <= UINT32_MAX ? ctld_job_step_find(job, (uint32_t)id) : NULL;
+    int rc = 0;
+    bool all = s && s->x && node;
+    /* Security: the node role (registry); a node speaks only for itself. */
+    for (uint32_t i = 0; all && i < s->nnodes; i++) {
+        if (strcmp(ctld_step_node_name(c, job, &s->x->nodes[i]), node) == 0) {
+            s->x->node_done[i] = true;
+            int code = (int)json_integer_value(json_object_get(req, "exit_code"));
+            if (code > s->x->exit_code)
+                s->x->exit_code = code;
+        }
+    }
+    for (uint32_t i = 0; all && i < s->nnodes; i++)
+        all = s->x->node_done[i];
+    if (all)
+        rc = ctld_step_commit_end(c, job, s->id, s->x->exit_code, &err);
+    *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");
+    return rc;
 }
 
 /* ---------------------------------------------------------- alloc.release */

@@ -20,6 +20,8 @@ int ctld_step_h_complete(ctld_t *c, const ctld_peer_t *peer, const json_t *req, 
                          loom_sbuf_t *raw);
 int ctld_step_h_stat(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
                      loom_sbuf_t *raw);
+int ctld_step_h_done(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
+                     loom_sbuf_t *raw);
 int ctld_step_h_release(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
                         loom_sbuf_t *raw);
 

@@ -33,9 +33,7 @@ void ctld_step_free(ctld_step_t *s)
             step_node_free(&s->x->nodes[i]);
         free(s->x->nodes);
         free(s->x->io_key);
-        /* A launch in flight keeps its own copy of what it needs. */
-        if (s->x->launch)
-            ctld_step_launch_orphan(s->x->launch);
+        free(s->x->node_done); /* launches in flight find steps by id */
         free(s->x);
     }
     free(s->name);
@@ -140,6 +138,7 @@ static ctld_step_t *step_from_record(const ctld_job_t *job, const json_t *rec)
     s->tasks_per_node = step_u32_from(json_object_get(rec, "tasks_per_node"), &ntpn);
     s->nnodes = (uint32_t)n;
     s->x->nodes = loom_xcalloc(n ? n : 1, sizeof(*s->x->nodes));
+    s->x->node_done = loom_xcalloc(n ? n : 1, sizeof(bool));
     bool ok = ntpn == n;
     for (size_t i = 0; i < n; i++) {
         const json_t *r = json_array_get(res, i);

@@ -43,12 +43,13 @@ typedef struct ctld_step_node {
 
 /* The part of ctld_step_t that step_mgr.c owns. */
 struct ctld_step_x {
-    ctld_step_node_t *nodes;    /* s->nnodes of them, in step order */
-    bool overlap;               /* holds nothing */
-    bool gpus_held;             /* GPUs were asked for: held exclusively */
-    bool cyclic;                /* ranks dealt round-robin */
-    char *io_key;               /* shared by srun and the supervisors (hex) */
-    struct ctld_launch *launch; /* step.launch in flight (step_launch.c) */
+    ctld_step_node_t *nodes; /* s->nnodes of them, in step order */
+    bool overlap;            /* holds nothing */
+    bool gpus_held;          /* GPUs were asked for: held exclusively */
+    bool cyclic;             /* ranks dealt round-robin */
+    char *io_key;            /* shared by srun and the supervisors (hex) */
+    bool *node_done;         /* step.done seen from each node (not journaled) */
+    int exit_code;           /* the highest status step.done reported */
 };
 
 /* A step request (from step.create), borrowed strings. */
@@ -87,10 +88,6 @@ int ctld_step_apply(ctld_t *c, const json_t *ev, loom_err_t *err);
 /* {"<job id>": {"next": N, "steps": [records]}} for jobs with steps or ids used. */
 json_t *ctld_steps_snapshot(const ctld_t *c);
 void ctld_steps_restore(ctld_t *c, const json_t *snap);
-
-/* step_launch.c: the step holding a launch in flight is freed; the launch
- * finishes on its own (answers srun with an error). */
-void ctld_step_launch_orphan(struct ctld_launch *l);
 
 /* The step's record (journal, snapshot): new reference. */
 json_t *ctld_step_record(const ctld_t *c, const ctld_job_t *job, const ctld_step_t *s);

@@ -296,6 +296,8 @@ static void jobs_stepd_msg(loom_conn_t *c, json_t *msg, bool authed, void *arg)
     const char *type = json_string_value(json_object_get(msg, "type"));
     if (type && strcmp(type, "stepd.done") == 0)
         jobs_stepd_done(arg, c, msg);
+    else if (type && strcmp(type, "stepd.step_done") == 0)
+        loom_noded_step_done(arg, c, msg);
     else if (type && (strcmp(type, "ping") == 0 || strcmp(type, "stepd.hello") == 0))
         jobs_reply(c, msg, 0, NULL);
     else

@@ -299,6 +299,27 @@ void loom_noded_step_usage(loom_noded_t *n, loom_conn_t *conn, json_t *req)
         steps_forward(n, s->job_id, s->step_id, loom_msg_new("stepd.usage", 0), conn, req);
 }
 
+static void steps_ignore_reply(void *arg, json_t *reply)
+{
+}
+
+void loom_noded_step_done(loom_noded_t *n, loom_conn_t *conn, json_t *msg)
+{
+    /* Best effort: srun's step.complete ends the step too; this one covers
+     * an srun that went away. */
+    json_t *req = loom_msg_new("step.done", 0);
+    static const char *const keys[] = {"job_id", "step_id", "exit_code"};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        json_object_set(req, keys[i], json_object_get(msg, keys[i]));
+    json_object_set_new(req, "node", json_string(n->name));
+    if (!loom_noded_ctl_request(n, req, steps_ignore_reply, NULL))
+        loom_verbose("step %lld.%lld ended while the controller is away",
+                     (long long)json_integer_value(json_object_get(msg, "job_id")),
+                     (long long)json_integer_value(json_object_get(msg, "step_id")));
+    json_decref(req);
+    steps_reply(conn, msg, 0, NULL);
+}
+
 /* ----------------------------------------------------------------- launch */
 
 /* <spool>/step<job>.<step>/spec.json (tmp + rename). */

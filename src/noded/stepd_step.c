@@ -484,12 +484,9 @@ static void step_close_walk(uv_handle_t *h, void *arg)
         uv_close(h, NULL);
 }
 
-/* Everything is reported (or nobody listens): remove the dir and stop. */
-static void step_finish(loom_step_t *s)
+/* Remove the dir and stop. */
+static void step_cleanup(loom_step_t *s)
 {
-    if (s->finished)
-        return;
-    s->finished = true;
     static const char *const files[] = {"stepd.sock", "spec.json"};
     char path[4096];
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -503,6 +500,69 @@ static void step_finish(loom_step_t *s)
         loom_conn_close(s->clients[i]);
     loom_step_tasks_close(s);
     uv_walk(s->loop, step_close_walk, NULL);
+}
+
+/* The highest task status, as srun ranks them (exit code, 128+signal). */
+static int step_status(const loom_step_t *s)
+{
+    int best = 0, status = 0;
+    for (uint32_t i = 0; i < s->ntasks; i++) {
+        int st = s->tasks[i].status;
+        int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 0;
+        if (code > best) {
+            best = code;
+            status = st;
+        }
+    }
+    return status;
+}
+
+static void step_report_replied(void *arg, json_t *reply)
+{
+    loom_step_t *s = arg;
+    if (s->loomd) {
+        loom_conn_t *c = s->loomd;
+        s->loomd = NULL;
+        loom_conn_close(c);
+    }
+    step_cleanup(s);
+}
+
+static void step_report_closed(loom_conn_t *c, int status, void *arg)
+{
+    loom_step_t *s = arg;
+    if (s->loomd == c)
+        s->loomd = NULL;
+}
+
+static void step_report_connected(void *arg, loom_conn_t *c, int status)
+{
+    loom_step_t *s = arg;
+    if (status < 0) {
+        step_report_replied(s, NULL);
+        return;
+    }
+    s->loomd = c;
+    json_t *req = json_pack("{s:i, s:s, s:i, s:I, s:I, s:i}", "v", LOOM_PROTO_VERSION, "type",
+                            "stepd.step_done", "id", 0, "job_id", (json_int_t)s->job_id, "step_id",
+                            (json_int_t)s->step_id, "exit_code", step_status(s));
+    if (loom_conn_request(c, req, step_report_replied, s) < 0)
+        step_report_replied(s, NULL);
+    json_decref(req);
+}
+
+/* Everything is reported to srun (or nobody listens): tell loomd, which tells
+ * the controller (the step ends there even when srun is gone), then go. */
+static void step_finish(loom_step_t *s)
+{
+    if (s->finished)
+        return;
+    s->finished = true;
+    const char *sock = step_jstr(s->node, "loomd_sock");
+    loom_conn_opts_t o = {.on_close = step_report_closed, .arg = s};
+    /* loomd answers at once (or the connection fails at once): no timer. */
+    if (!sock || loom_conn_pipe_connect(s->loop, sock, &o, step_report_connected, s) < 0)
+        step_cleanup(s);
 }
 
 /* ------------------------------------------------------------------ setup */

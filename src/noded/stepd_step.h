@@ -91,7 +91,8 @@ struct loom_step {
     uv_timer_t kill_timer;
     uv_timer_t linger_timer; /* output drain after the last exit */
     uv_signal_t sigchld;
-    uv_pipe_t server; /* stepd.sock */
+    loom_conn_t *loomd; /* the end-of-step report to loomd */
+    uv_pipe_t server;   /* stepd.sock */
     bool server_open;
     loom_conn_t *clients[LOOM_STEP_MAX_CLIENTS];
     loom_pmi2_t *pmi;

@@ -233,6 +233,22 @@ def test_steps_share_an_allocation(cluster):
     assert any(l.endswith(" sleep") or l.endswith(" bash") for l in steps), out
 
 
+def test_killed_srun_frees_its_step(cluster):
+    """srun killed with SIGKILL: its supervisors end the tasks and tell the
+    controller, so the allocation's next step is not kept waiting."""
+    need("salloc")
+    script = ("srun -n1 sleep 300 &\n"
+              "sleep 1.5\n"
+              "kill -9 $!\n"
+              "srun -n1 echo after\n"
+              "squeue -s -h -o %i | grep -vc batch; true\n")
+    start = time.time()
+    p = cluster.run("salloc", "-n1", "bash", "-c", script, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert lines(p.stdout) == ["after", "0"], p.stdout + p.stderr
+    assert time.time() - start < 30
+
+
 def test_scancel_step_and_sstat(cluster):
     need("salloc", "scancel", "sstat")
     script = ("srun -n2 bash -c 'x=$(seq 100000 | tail -1); sleep 300' &\n"
