@@ -7,6 +7,7 @@
  */
 #include "common/proto.h"
 #include "ctld/ctld.h"
+#include "ctld/job_depend.h"
 #include "ctld/job_desc.h"
 #include "ctld/job_mgr.h"
 #include "ctld/job_rec.h"
@@ -41,8 +42,12 @@ static void fuzz_job(ctld_t *c, ctld_job_t *job)
         ctld_job_free(back);
     }
     json_decref(rec);
-    if (job->dependency)
-        ctld_dependency_state(c, job->dependency, &err);
+    if (job->dependency) {
+        char *norm = NULL;
+        if (ctld_depend_normalize(c, job->dependency, job->id, &norm, &err) == 0)
+            free(norm);
+        ctld_depend_state(c, job, 1000000);
+    }
     json_t *reply = json_object();
     ctld_sched_test_only(c, job, reply);
     json_decref(reply);

@@ -212,6 +212,25 @@ void loom_cli_exit_code(int64_t status, loom_sbuf_t *out)
 
 /* ---- job ids ------------------------------------------------------------- */
 
+void loom_cli_split_ids(const char *list, const char *seps, loom_strv_t *out)
+{
+    loom_sbuf_t cur = LOOM_SBUF_INIT;
+    int depth = 0;
+    for (const char *p = list;; p++) {
+        if (*p && (depth > 0 || !strchr(seps, *p))) {
+            depth += *p == '[' ? 1 : *p == ']' ? -1 : 0;
+            loom_sbuf_addc(&cur, *p);
+            continue;
+        }
+        if (cur.len)
+            loom_strv_add(out, loom_sbuf_str(&cur));
+        loom_sbuf_reset(&cur);
+        if (!*p)
+            break;
+    }
+    loom_sbuf_free(&cur);
+}
+
 int loom_cli_array_tasks(const char *rest, loom_rangeset_t *out)
 {
     uint32_t throttle;

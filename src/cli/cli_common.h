@@ -85,6 +85,9 @@ void loom_cli_flush(loom_sbuf_t *out);
 /* Does the job record (one job, one array task, or a pending array remainder)
  * fall under the id? A remainder matches a task or task set that it holds. */
 bool loom_cli_jobid_match(const loom_jobid_t *id, const json_t *job);
+/* Split a list of job ids at the separators in seps ("," or ", ") that are
+ * not inside brackets: "12_[1-3,5],14" gives "12_[1-3,5]" and "14". */
+void loom_cli_split_ids(const char *list, const char *seps, loom_strv_t *out);
 /* The indexes of a pending array remainder ("0-15%2"); -LOOM_EINVAL_ARRAY
  * when it does not parse. */
 int loom_cli_array_tasks(const char *rest, loom_rangeset_t *out);

@@ -217,7 +217,7 @@ static int scancel_ids(scancel_t *c, int argc, char **argv)
 {
     for (int i = optind; i < argc; i++) {
         loom_strv_t parts = LOOM_STRV_INIT;
-        loom_strv_split(&parts, argv[i], ", ");
+        loom_cli_split_ids(argv[i], ", ", &parts);
         for (size_t k = 0; k < parts.n; k++) {
             loom_jobid_t id;
             if (loom_jobid_parse(parts.v[k], &id, NULL) < 0) {

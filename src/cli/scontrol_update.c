@@ -161,7 +161,9 @@ static int update_job(loom_scontrol_t *sc, const char *idtext, int n, char **w)
         loom_err_t err = {0};
         rc = loom_cli_call(&sc->cli, "job.update", body, NULL, &err);
         json_decref(body);
-        if (rc < 0)
+        if (rc < 0 && id.array != LOOM_JOBID_ARRAY_NONE)
+            fprintf(stderr, "%s: %s\n", idtext, loom_strerror(rc));
+        else if (rc < 0)
             fprintf(stderr, "%s for job %s\n", loom_strerror(rc), idtext);
     }
     json_decref(changes);
@@ -336,7 +338,7 @@ static int update_ids(loom_scontrol_t *sc, int n, char **w, json_t *ids, loom_st
 {
     for (int i = 0; i < n; i++) {
         loom_strv_t parts = LOOM_STRV_INIT;
-        loom_strv_split(&parts, w[i], ",");
+        loom_cli_split_ids(w[i], ",", &parts);
         for (size_t k = 0; k < parts.n; k++) {
             loom_jobid_t id;
             if (loom_jobid_parse(parts.v[k], &id, NULL) < 0) {
@@ -344,7 +346,10 @@ static int update_ids(loom_scontrol_t *sc, int n, char **w, json_t *ids, loom_st
                 loom_strv_free(&parts);
                 return -1;
             }
-            json_array_append_new(ids, json_integer(id.job_id));
+            /* An array part travels as text ("12_3", "12_[1-4]"): the
+             * controller acts on those tasks only. */
+            json_array_append_new(ids, id.array == LOOM_JOBID_ARRAY_NONE ? json_integer(id.job_id)
+                                                                         : json_string(parts.v[k]));
             loom_strv_add(texts, parts.v[k]);
             loom_jobid_free(&id);
         }
@@ -357,8 +362,10 @@ static int update_ids(loom_scontrol_t *sc, int n, char **w, json_t *ids, loom_st
     return 0;
 }
 
-/* Print "<error> for job <id>" for each failed result; returns the last error. */
-static int update_results(const json_t *reply, const json_t *ids, const loom_strv_t *texts)
+/* Print "<error> for job <id>" for each failed result; returns the last
+ * error (*task_err: it was about an array task, which Slurm words alone). */
+static int update_results(const json_t *reply, const json_t *ids, const loom_strv_t *texts,
+                          bool *task_err)
 {
     int last = 0;
     size_t i;
@@ -373,12 +380,17 @@ static int update_results(const json_t *reply, const json_t *ids, const loom_str
             rc = -LOOM_EINTERNAL;
         if (rc == 0)
             continue;
-        int64_t jid = loom_ji(res, "job_id", 0);
-        const char *text = NULL;
-        for (size_t k = 0; k < json_array_size(ids); k++)
+        int64_t jid = loom_ji(res, "job_id", 0), at = loom_ji(res, "index", -1);
+        const char *text = at >= 0 && (size_t)at < texts->n ? texts->v[at] : NULL;
+        for (size_t k = 0; !text && k < json_array_size(ids); k++)
             if (json_integer_value(json_array_get(ids, k)) == jid)
                 text = texts->v[k];
-        fprintf(stderr, "%s for job %s\n", loom_strerror(rc), text ? text : "?");
+        /* Slurm words it "<id>: <error>" for an array task. */
+        *task_err = text && strchr(text, '_');
+        if (*task_err)
+            fprintf(stderr, "%s: %s\n", text, loom_strerror(rc));
+        else
+            fprintf(stderr, "%s for job %s\n", loom_strerror(rc), text ? text : "?");
         last = rc;
     }
     return last;
@@ -389,12 +401,13 @@ static int update_batch(loom_scontrol_t *sc, const char *type, json_t *body, jso
 {
     json_t *reply = NULL;
     loom_err_t err = {0};
+    bool task_err = false;
     int rc = loom_cli_call(&sc->cli, type, body, &reply, &err);
     if (rc == 0)
-        rc = update_results(reply, ids, texts);
+        rc = update_results(reply, ids, texts, &task_err);
     else if (json_array_size(ids) == 1)
         fprintf(stderr, "%s for job %s\n", loom_strerror(rc), texts->v[0]);
-    if (rc < 0 && what)
+    if (rc < 0 && what && !task_err)
         fprintf(stderr, "%s error: %s\n", what, loom_strerror(rc));
     json_decref(reply);
     return rc < 0 ? sc->cli.exit_error : 0;

@@ -1,11 +1,13 @@
 /*
  * squeue.c - list jobs (CLI_SPEC §4): Slurm's squeue on Loom.
  *
- * Flow: options (+ SQUEUE_* environment) → one job.info call → expand
- * pending array remainders where asked (-r, or -j naming tasks) → filters
- * (all combined with AND) → sort (Slurm's default "P,t,-p": partition, state,
- * priority descending; stable) → print with the format of §4.1 or the
- * user's -o/-O, or --json (§11).
+ * Flow: options (+ SQUEUE_* environment) → one job.info call → filters (all
+ * combined with AND) → pending array remainders unfolded into one row per
+ * task where asked (-r, or -j naming tasks), else pending tasks folded into
+ * their remainder's line as Slurm does → sort (Slurm's default "P,t,-p":
+ * partition, state, priority descending; stable) → print with the format of
+ * §4.1 or the user's -o/-O, or --json (§11). Unfolded tasks are rows, not
+ * records: "squeue -r" over a 1,000,000-task array stays cheap.
  *
  * Field getters live in squeue_fields.c; the JSON output in squeue_json.c.
  */
@@ -100,7 +102,7 @@ static void squeue_add_users(squeue_t *q, const char *list)
 static int squeue_add_jobs(squeue_t *q, const char *list)
 {
     loom_strv_t v = LOOM_STRV_INIT;
-    loom_strv_split(&v, list, ",");
+    loom_cli_split_ids(list, ",", &v);
     int rc = 0;
     for (size_t i = 0; i < v.n && rc == 0; i++) {
         loom_jobid_t id;
@@ -346,25 +348,29 @@ static int squeue_parse(squeue_t *q, int argc, char **argv)
 
 /* ---- arrays -------------------------------------------------------------- */
 
-/* A pending remainder "5-9%2" becomes one record per index. */
-static void squeue_expand_one(const json_t *job, json_t *out)
-{
-    loom_rangeset_t rs = LOOM_RANGESET_INIT;
-    if (loom_cli_array_tasks(loom_js(job, "array_task_str"), &rs) < 0 ||
-        loom_rangeset_count(&rs) > SQUEUE_MAX_TASKS) {
-        json_array_append(out, (json_t *)job);
-        loom_rangeset_free(&rs);
-        return;
-    }
+/* One output row: a record, or one task of a pending array remainder
+ * (virtual: printed from the remainder with array_task_id set, so that
+ * "squeue -r" over a 1,000,000-task array costs rows, not records). */
+typedef struct squeue_rec {
+    const json_t *j;
+    size_t idx; /* position from the controller: the last tie-breaker */
     uint32_t task;
-    for (int rc = loom_rangeset_first(&rs, &task); rc == 0;
-         rc = loom_rangeset_next(&rs, task, &task)) {
-        json_t *t = json_copy((json_t *)job);
-        json_object_del(t, "array_task_str");
-        json_object_set_new(t, "array_task_id", json_integer(task));
-        json_array_append_new(out, t);
+    bool virt;
+} squeue_rec_t;
+
+typedef struct squeue_rows {
+    squeue_rec_t *v;
+    size_t n, cap;
+} squeue_rows_t;
+
+static void squeue_row(squeue_rows_t *rows, const json_t *j, uint32_t task, bool virt)
+{
+    if (rows->n == rows->cap) {
+        rows->cap = rows->cap ? rows->cap * 2 : 256;
+        rows->v = loom_xreallocarray(rows->v, rows->cap, sizeof(*rows->v));
     }
-    loom_rangeset_free(&rs);
+    rows->v[rows->n] = (squeue_rec_t){j, rows->n, task, virt};
+    rows->n++;
 }
 
 static bool squeue_wants_tasks(const squeue_t *q)
@@ -377,20 +383,106 @@ static bool squeue_wants_tasks(const squeue_t *q)
     return false;
 }
 
-static json_t *squeue_expand(const squeue_t *q, json_t *jobs)
+/* Does -j keep task `task` of array aid? */
+static bool squeue_task_ok(const squeue_t *q, int64_t aid, uint32_t task)
 {
-    json_t *out = json_array();
-    size_t i;
-    json_t *j;
-    bool expand = squeue_wants_tasks(q);
-    json_array_foreach(jobs, i, j)
-    {
-        const char *rest = loom_js(j, "array_task_str");
-        if (expand && rest && *rest)
-            squeue_expand_one(j, out);
-        else
-            json_array_append(out, j);
+    for (size_t i = 0; i < q->o.n_jobs; i++) {
+        const loom_jobid_t *id = &q->o.jobs[i];
+        if (id->job_id != aid)
+            continue;
+        if (id->array == LOOM_JOBID_ARRAY_NONE || id->array == LOOM_JOBID_ARRAY_ALL ||
+            (id->array == LOOM_JOBID_ARRAY_ONE && id->task == task) ||
+            (id->array == LOOM_JOBID_ARRAY_SET && loom_rangeset_contains(&id->tasks, task)))
+            return true;
     }
+    return q->o.n_jobs == 0;
+}
+
+/* A pending remainder "5-9%2" becomes one row per index (that -j keeps). */
+static void squeue_expand_one(const squeue_t *q, const json_t *job, squeue_rows_t *rows)
+{
+    loom_rangeset_t rs = LOOM_RANGESET_INIT;
+    if (loom_cli_array_tasks(loom_js(job, "array_task_str"), &rs) < 0 ||
+        loom_rangeset_count(&rs) > SQUEUE_MAX_TASKS) {
+        squeue_row(rows, job, 0, false);
+        loom_rangeset_free(&rs);
+        return;
+    }
+    int64_t aid = loom_ji(job, "array_job_id", 0);
+    uint32_t task;
+    for (int rc = loom_rangeset_first(&rs, &task); rc == 0;
+         rc = loom_rangeset_next(&rs, task, &task))
+        if (squeue_task_ok(q, aid, task))
+            squeue_row(rows, job, task, true);
+    loom_rangeset_free(&rs);
+}
+
+static bool squeue_remainder(const json_t *j)
+{
+    const char *rest = loom_js(j, "array_task_str");
+    return rest && *rest;
+}
+
+static bool squeue_pending(const json_t *j)
+{
+    uint32_t st = loom_cli_job_state(j);
+    return loom_job_base(st) == LOOM_JOB_PENDING && !(st & LOOM_JOB_F_COMPLETING);
+}
+
+/* Add the pending task to its remainder's line. */
+static void squeue_fold_into(json_t *line, const json_t *task)
+{
+    loom_rangeset_t rs = LOOM_RANGESET_INIT;
+    if (loom_cli_array_tasks(loom_js(line, "array_task_str"), &rs) < 0)
+        return;
+    uint32_t t = (uint32_t)loom_ji(task, "array_task_id", 0);
+    loom_rangeset_add(&rs, t, t);
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    loom_rangeset_format(&rs, &sb);
+    json_object_set_new(line, "array_task_str", json_string(loom_sbuf_str(&sb)));
+    const char *mine = loom_js_or(line, "reason", "None"),
+               *its = loom_js_or(task, "reason", "None");
+    loom_strv_t reasons = LOOM_STRV_INIT;
+    loom_strv_split(&reasons, mine, ",");
+    if (loom_strv_find(&reasons, its) < 0) {
+        loom_sbuf_reset(&sb);
+        loom_sbuf_addf(&sb, "%s,%s", mine, its);
+        json_object_set_new(line, "reason", json_string(loom_sbuf_str(&sb)));
+    }
+    loom_strv_free(&reasons);
+    loom_sbuf_free(&sb);
+    loom_rangeset_free(&rs);
+}
+
+/* Without -r, a pending task split off a pending array (held, released or
+ * updated on its own) shows in the array's line, as Slurm's squeue shows it:
+ * "12_[0,3-9]", without the throttle, the reasons that differ joined by ','.
+ * Returns the records to print (remainders that took tasks are copies). */
+static json_t *squeue_fold(const json_t *sel)
+{
+    json_t *lines = json_array(), *out = json_array(), *j;
+    size_t i, k;
+    json_array_foreach(sel, i, j)
+    {
+        if (squeue_remainder(j) && squeue_pending(j))
+            json_array_append_new(lines, json_copy(j));
+    }
+    json_array_foreach(sel, i, j)
+    {
+        json_t *line = NULL, *l;
+        int64_t aid = loom_ji(j, "array_job_id", 0);
+        bool task = aid > 0 && !squeue_remainder(j) && squeue_pending(j);
+        json_array_foreach(lines, k, l)
+        {
+            if (loom_ji(l, "array_job_id", 0) == aid && (task || squeue_remainder(j)))
+                line = l;
+        }
+        if (line && task)
+            squeue_fold_into(line, j);
+        else
+            json_array_append(out, line ? line : j);
+    }
+    json_decref(lines);
     return out;
 }
 
@@ -459,11 +551,6 @@ static bool squeue_match(const squeue_t *q, const json_t *j)
 }
 
 /* ---- sorting ------------------------------------------------------------- */
-
-typedef struct squeue_rec {
-    const json_t *j;
-    size_t idx; /* position from the controller: the last tie-breaker */
-} squeue_rec_t;
 
 static int squeue_cmp_int(int64_t a, int64_t b)
 {
@@ -551,7 +638,10 @@ static int squeue_cmp(const void *pa, const void *pb, void *arg)
             continue;
         if (k > sc->keys && k[-1] == '-')
             rev = true;
-        int d = squeue_cmp_field(sc->view, *k, a->j, b->j);
+        int d = *k == 'K' && (a->virt || b->virt)
+                    ? squeue_cmp_int(a->virt ? a->task : loom_ji(a->j, "array_task_id", -1),
+                                     b->virt ? b->task : loom_ji(b->j, "array_task_id", -1))
+                    : squeue_cmp_field(sc->view, *k, a->j, b->j);
         if (d)
             return rev ? -d : d;
     }
@@ -625,25 +715,73 @@ static json_t *squeue_steps(const json_t *jobs)
     return out;
 }
 
-static void squeue_print(squeue_t *q, const json_t *recs, loom_sbuf_t *out)
+/* The record a row prints: a task of a remainder is printed from one
+ * scratch copy per remainder, its array_task_id set for each row. */
+static const json_t *squeue_row_rec(const squeue_rec_t *r, json_t *scratch)
+{
+    if (!r->virt)
+        return r->j;
+    json_t *t = json_object_get(scratch, "_of");
+    if (!t || json_integer_value(t) != (json_int_t)(uintptr_t)r->j) {
+        json_object_clear(scratch);
+        json_object_update(scratch, (json_t *)r->j);
+        json_object_del(scratch, "array_task_str");
+        json_object_set_new(scratch, "_of", json_integer((json_int_t)(uintptr_t)r->j));
+    }
+    json_object_set_new(scratch, "array_task_id", json_integer(r->task));
+    return scratch;
+}
+
+static void squeue_print(squeue_t *q, squeue_rows_t *rows, loom_sbuf_t *out)
 {
     loom_fmt_t f = LOOM_FMT_INIT;
     squeue_format(q, &f);
-    size_t n = json_array_size(recs);
-    squeue_rec_t *v = loom_xcalloc(n ? n : 1, sizeof(*v));
-    for (size_t i = 0; i < n; i++)
-        v[i] = (squeue_rec_t){json_array_get(recs, i), i};
     squeue_sort_ctx_t sc = {&q->view, squeue_default_sort(q)};
-    qsort_r(v, n, sizeof(*v), squeue_cmp, &sc);
+    qsort_r(rows->v, rows->n, sizeof(*rows->v), squeue_cmp, &sc);
     if (!q->o.noheader) {
         if (q->o.long_fmt)
             loom_fmt_date_line(q->view.now, out);
         loom_fmt_header(&f, out);
     }
-    for (size_t i = 0; i < n; i++)
-        loom_fmt_row(&f, &q->view, v[i].j, out);
-    free(v);
+    json_t *scratch = json_object();
+    for (size_t i = 0; i < rows->n; i++) {
+        loom_fmt_row(&f, &q->view, squeue_row_rec(&rows->v[i], scratch), out);
+        if (out->len > (1u << 20))
+            loom_cli_flush(out); /* a million rows need not sit in memory */
+    }
+    json_decref(scratch);
     loom_fmt_free(&f);
+}
+
+/* The rows of the records: tasks of remainders one by one when asked. */
+static void squeue_rows(const squeue_t *q, const json_t *recs, squeue_rows_t *rows)
+{
+    bool expand = squeue_wants_tasks(q) && !q->o.steps;
+    size_t i;
+    json_t *j;
+    json_array_foreach(recs, i, j)
+    {
+        if (expand && squeue_remainder(j))
+            squeue_expand_one(q, j, rows);
+        else
+            squeue_row(rows, j, 0, false);
+    }
+}
+
+/* --json: real records, one per row. */
+static json_t *squeue_materialize(const squeue_rows_t *rows)
+{
+    json_t *out = json_array();
+    for (size_t i = 0; i < rows->n; i++) {
+        const squeue_rec_t *r = &rows->v[i];
+        json_t *t = r->virt ? json_copy((json_t *)r->j) : json_incref((json_t *)r->j);
+        if (r->virt) {
+            json_object_del(t, "array_task_str");
+            json_object_set_new(t, "array_task_id", json_integer(r->task));
+        }
+        json_array_append_new(out, t);
+    }
+    return out;
 }
 
 /* ---- main ---------------------------------------------------------------- */
@@ -710,27 +848,34 @@ static int squeue_once(squeue_t *q)
         json_decref(all);
         return q->cli.exit_error;
     }
-    json_t *expanded = squeue_expand(q, all), *sel = json_array();
+    json_t *sel = json_array();
     size_t i;
     json_t *j;
-    json_array_foreach(expanded, i, j)
+    json_array_foreach(all, i, j)
     {
         bool pending = loom_job_base(loom_cli_job_state(j)) == LOOM_JOB_PENDING;
         if (squeue_match(q, j) && (!q->o.start || pending))
             json_array_append(sel, j);
     }
+    json_t *recs = squeue_wants_tasks(q) || q->o.steps ? json_incref(sel) : squeue_fold(sel);
+    squeue_rows_t rows = {0};
     loom_sbuf_t out = LOOM_SBUF_INIT;
     if (q->o.json) {
-        loom_cli_json_jobs(q->cli.conf, q->view.now, sel, q->argc, q->argv, &out);
+        squeue_rows(q, recs, &rows);
+        json_t *mat = squeue_materialize(&rows);
+        loom_cli_json_jobs(q->cli.conf, q->view.now, mat, q->argc, q->argv, &out);
+        json_decref(mat);
     } else {
-        json_t *recs = q->o.steps ? squeue_steps(sel) : json_incref(sel);
-        squeue_print(q, recs, &out);
-        json_decref(recs);
+        json_t *shown = q->o.steps ? squeue_steps(recs) : json_incref(recs);
+        squeue_rows(q, shown, &rows);
+        squeue_print(q, &rows, &out);
+        json_decref(shown);
     }
     loom_cli_flush(&out);
     loom_sbuf_free(&out);
+    free(rows.v);
+    json_decref(recs);
     json_decref(sel);
-    json_decref(expanded);
     json_decref(all);
     return 0;
 }

@@ -45,7 +45,7 @@ static const err_entry_t err_table[] = {
      "Requested time limit is invalid (missing or exceeds some limit)"},
     {LOOM_EINVAL_GRES, "LOOM_EINVAL_GRES", "Invalid generic resource (gres) specification"},
     {LOOM_EINVAL_NODECOUNT, "LOOM_EINVAL_NODECOUNT", "Node count specification invalid"},
-    {LOOM_EINVAL_DEPEND, "LOOM_EINVAL_DEPEND", "Invalid dependency"},
+    {LOOM_EINVAL_DEPEND, "LOOM_EINVAL_DEPEND", "Job dependency problem"},
     {LOOM_EALREADY_DONE, "LOOM_EALREADY_DONE", "Job/step already completing or completed"},
     {LOOM_EACCESS, "LOOM_EACCESS", "Access/permission denied"},
     {LOOM_EINVAL_NODENAME, "LOOM_EINVAL_NODENAME", "Invalid node name specified"},

@@ -118,6 +118,14 @@ typedef struct ctld_job {
     bool *allowed;       /* per node: partition, exclude, features */
     uint32_t *req_idx;   /* required nodes */
     bool bad_constraint; /* no node can satisfy -C */
+    /* Job arrays (job_array.c). array_job_id is 0 for a plain job. The
+     * array's meta record (id == array_job_id) holds, while two or more tasks
+     * have not been split off, their indexes in array_pending (its
+     * array_task_id is then CTLD_NO_TASK); every other record is one task. */
+    uint32_t array_job_id, array_task_id;
+    uint32_t array_throttle; /* the whole array's %N (0: none) */
+    struct loom_rangeset *array_pending;
+    struct ctld_array *array; /* the array's shared bookkeeping (not journaled) */
     /* The allocation while RUNNING (and while COMPLETING). */
     loom_sched_alloc_t alloc;
     bool alloc_applied;
@@ -210,6 +218,7 @@ struct ctld {
     ctld_server_t *server;
     ctld_dispatch_t *dispatch;
     ctld_sched_t sched;
+    struct ctld_arrays *arrays; /* job_array.c: array_job_id -> its records */
     uv_timer_t tick;
     uv_signal_t sig_term, sig_int, sig_hup;
 };

@@ -6,11 +6,14 @@
  * Each one: decode, validate, authorize (Security:), act, reply; one exit.
  */
 #include "common/jobenv.h"
+#include "common/jobid.h"
 #include "common/jobstate.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
 #include "ctld/dispatch.h"
+#include "ctld/job_array.h"
+#include "ctld/job_depend.h"
 #include "ctld/job_desc.h"
 #include "ctld/job_mgr.h"
 #include "ctld/job_ops.h"
@@ -47,6 +50,8 @@ static int h_jobs_enqueue(ctld_t *c, ctld_job_t *job, loom_err_t *err)
     if (!id)
         return err->code;
     job->id = id;
+    if (ctld_array_is(job))
+        job->array_job_id = id;            /* the master id: one record until tasks start */
     bool admin_prio = job->prio_base != 0; /* may go ahead of older jobs */
     if (!admin_prio)
         job->prio_base = ctld_job_next_prio(c);
@@ -77,8 +82,6 @@ static int h_job_submit(ctld_t *c, const ctld_peer_t *peer, const json_t *req, j
     /* Security: the job runs as the caller's uid (SO_PEERCRED); only a key
      * holder may name another user (job_desc.c). */
     int rc = ctld_job_from_submit(c, desc, script, peer, ctld_now(), &job, &err);
-    if (rc == 0 && job->dependency)
-        rc = ctld_dependency_state(c, job->dependency, &err);
     if (rc >= 0 && test_only) {
         ctld_sched_test_only(c, job, payload);
         uint32_t next = ctld_jobs_next_id(c, &err);
@@ -114,6 +117,24 @@ static void h_jobs_add_rec(ctld_t *c, ctld_job_t *job, bool steps, loom_sbuf_t *
     ctld_job_rec_write(c, job, out);
 }
 
+/* The job with that id, or every record of the array whose master id it is. */
+static size_t h_jobs_add_id(ctld_t *c, uint32_t id, bool steps, loom_sbuf_t *out)
+{
+    ctld_array_t *a = ctld_array_find(c, id);
+    ctld_job_t *job = a ? NULL : ctld_job_find(c, id);
+    if (job)
+        h_jobs_add_rec(c, job, steps, out);
+    if (!a)
+        return job != NULL;
+    ctld_vec_t recs = {0};
+    ctld_array_records(a, &recs);
+    for (size_t i = 0; i < recs.n; i++)
+        h_jobs_add_rec(c, recs.v[i], steps, out);
+    size_t n = recs.n;
+    ctld_vec_free(&recs);
+    return n;
+}
+
 /* The reply text is assembled from cached records: no per-request serialisation. */
 static int h_job_info(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
                       loom_sbuf_t *raw)
@@ -132,11 +153,7 @@ static int h_job_info(ctld_t *c, const ctld_peer_t *peer, const json_t *req, jso
         json_t *v;
         json_array_foreach(ids, i, v)
         {
-            ctld_job_t *job = ctld_job_find(c, (uint32_t)json_integer_value(v));
-            if (job) {
-                h_jobs_add_rec(c, job, steps, raw);
-                found++;
-            }
+            found += h_jobs_add_id(c, (uint32_t)json_integer_value(v), steps, raw);
         }
     } else {
         for (size_t i = 0; i < c->jobs_all.n; i++)
@@ -153,31 +170,91 @@ static int h_job_info(ctld_t *c, const ctld_peer_t *peer, const json_t *req, jso
 
 /* ---- job.signal --------------------------------------------------------------- */
 
+/* The job id of a request, 0 when missing or out of range. */
+static uint32_t h_jobs_id(const json_t *req)
+{
+    json_t *v = json_object_get(req, "job_id");
+    json_int_t id = json_integer_value(v);
+    return json_is_integer(v) && id > 0 && id <= UINT32_MAX ? (uint32_t)id : 0;
+}
+
+/* Security: every record named (and the meta record holding named pending
+ * tasks) must be the caller's, unless an administrator asks. */
+static int h_jobs_may_touch_all(ctld_t *c, const ctld_peer_t *peer, const ctld_vec_t *jobs,
+                                const ctld_job_t *meta, loom_err_t *err)
+{
+    for (size_t i = 0; i < jobs->n; i++)
+        if (!ctld_may_touch(c, peer, jobs->v[i]))
+            return loom_errf(err, -LOOM_EACCESS, "Access/permission denied");
+    if (meta && !ctld_may_touch(c, peer, meta))
+        return loom_errf(err, -LOOM_EACCESS, "Access/permission denied");
+    return 0;
+}
+
+/* Signal or cancel each record; pending tasks of the meta record are
+ * dropped from it (cancel) or skipped (a signal reaches running jobs only).
+ * One record: its error. Several: 0 when any succeeded. */
+static int h_signal_all(ctld_t *c, const json_t *req, const ctld_vec_t *jobs, ctld_job_t *meta,
+                        const loom_rangeset_t *in_meta, loom_err_t *err)
+{
+    bool cancel = json_is_true(json_object_get(req, "cancel"));
+    int sig = (int)json_integer_value(json_object_get(req, "signal"));
+    size_t ok = 0, n = jobs->n + (in_meta->n != 0);
+    int last = 0;
+    if (cancel && in_meta->n) {
+        last = ctld_array_drop_tasks(c, meta, in_meta, err);
+        ok += last >= 0;
+    }
+    for (size_t i = 0; i < jobs->n; i++) {
+        ctld_job_t *job = jobs->v[i];
+        int rc =
+            cancel ? ctld_job_cancel(c, job, err)
+                   : ctld_job_signal(c, job, sig, json_is_true(json_object_get(req, "batch_only")),
+                                     json_is_true(json_object_get(req, "full")), err);
+        if (cancel && rc == -LOOM_EALREADY_DONE)
+            rc = 0; /* cancelling what already ended is not an error (scancel) */
+        ok += rc >= 0;
+        last = rc < 0 ? rc : last;
+    }
+    return n == 1 ? (last < 0 ? last : 0) : (ok ? 0 : last);
+}
+
 static int h_job_signal(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
                         loom_sbuf_t *raw)
 {
     loom_err_t err = {0};
     int rc = 0;
-    ctld_job_t *job = h_jobs_find(c, req, &err);
+    uint32_t id = h_jobs_id(req);
     json_int_t sig = json_integer_value(json_object_get(req, "signal"));
     bool cancel = json_is_true(json_object_get(req, "cancel"));
-    if (!job)
-        rc = err.code;
+    const char *tasks = json_string_value(json_object_get(req, "array_tasks"));
+    ctld_vec_t jobs = {0};
+    loom_rangeset_t in_meta = LOOM_RANGESET_INIT;
+    if (json_object_get(req, "step_id")) { /* scancel jobid.stepid: step_launch.c */
+        ctld_job_t *job = h_jobs_find(c, req, &err);
+        /* Security: a user may signal only their own jobs' steps. */
+        rc = !job ? err.code
+             : !ctld_may_touch(c, peer, job)
+                 ? loom_errf(&err, -LOOM_EACCESS, "Access/permission denied")
+                 : ctld_step_signal(c, job, req, &err);
+        *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");
+        return rc;
+    }
+    if (!id)
+        rc = loom_errf(&err, -LOOM_EINVAL_JOBID, "Invalid job id specified");
     else if (!cancel && (sig <= 0 || sig >= 65))
         rc = loom_errf(&err, -EINVAL, "invalid signal %lld", (long long)sig);
-    /* Security: a user may signal only their own jobs (and their steps). */
-    else if (!ctld_may_touch(c, peer, job))
-        rc = loom_errf(&err, -LOOM_EACCESS, "Access/permission denied");
-    else if (json_object_get(req, "step_id")) /* scancel jobid.stepid: step_launch.c */
-        rc = ctld_step_signal(c, job, req, &err);
-    else if (cancel) {
-        rc = ctld_job_cancel(c, job, &err);
-        if (rc == -LOOM_EALREADY_DONE)
-            rc = 0; /* cancelling what already ended is not an error (scancel) */
-    } else {
-        rc = ctld_job_signal(c, job, (int)sig, json_is_true(json_object_get(req, "batch_only")),
-                             json_is_true(json_object_get(req, "full")), &err);
-    }
+    else
+        rc = ctld_array_resolve(c, id, tasks, false, &jobs, &in_meta, &err);
+    ctld_array_t *a = rc == 0 && in_meta.n ? ctld_array_find(c, id) : NULL;
+    ctld_job_t *meta = a ? a->meta : NULL;
+    /* Security: a user may signal only their own jobs. */
+    if (rc == 0)
+        rc = h_jobs_may_touch_all(c, peer, &jobs, meta, &err);
+    if (rc == 0)
+        rc = h_signal_all(c, req, &jobs, meta, &in_meta, &err);
+    ctld_vec_free(&jobs);
+    loom_rangeset_free(&in_meta);
     *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");
     return rc;
 }
@@ -218,6 +295,7 @@ static const upd_key_t h_upd_keys[] = {
     {"TresPerNode", "gres", true, false},
     {"MinMemoryNode", "mem_per_node_req", true, false},
     {"MinMemoryCPU", "mem_per_cpu", true, false},
+    {"ArrayTaskThrottle", "array_max_tasks", false, false},
 };
 
 static const upd_key_t *h_upd_find(const char *name)
@@ -248,13 +326,15 @@ static int h_upd_allowed(const ctld_job_t *job, const upd_key_t *k, const json_t
 }
 
 /* Translate scontrol's changes into record keys, checking each one. */
-static int h_upd_translate(const ctld_job_t *job, const json_t *changes, bool admin, json_t *set,
-                           loom_err_t *err)
+static int h_upd_translate(const ctld_t *c, const ctld_job_t *job, const json_t *changes,
+                           bool admin, json_t *set, loom_err_t *err)
 {
     const char *name;
     json_t *v;
     json_object_foreach((json_t *)changes, name, v)
     {
+        if (strcasecmp(name, "ArrayTaskThrottle") == 0)
+            continue; /* the whole array's, once (h_upd_throttle) */
         const upd_key_t *k = h_upd_find(name);
         if (!k)
             return loom_errf(err, -LOOM_ENOT_SUPPORTED,
@@ -264,6 +344,15 @@ static int h_upd_translate(const ctld_job_t *job, const json_t *changes, bool ad
         int rc = h_upd_allowed(job, k, v, admin, err);
         if (rc < 0)
             return rc;
+        if (!strcmp(k->key, "dependency")) {
+            char *norm = NULL;
+            rc = ctld_depend_normalize(c, json_string_value(v), job->id, &norm, err);
+            if (rc < 0)
+                return loom_errf(err, rc, "%s", loom_strerror(rc));
+            json_object_set_new(set, k->key, json_string(norm ? norm : ""));
+            free(norm);
+            continue;
+        }
         json_object_set(set, k->key, v);
         if (!strcmp(k->key, "priority")) {
             json_object_set(set, "prio_base", v);
@@ -292,10 +381,59 @@ static int h_upd_dry_run(ctld_t *c, const ctld_job_t *job, const json_t *set, lo
         rc = ctld_job_apply_changes(c, copy, set, err);
     if (rc == 0 && loom_job_base(copy->state) == LOOM_JOB_PENDING)
         rc = ctld_job_check_fit(c, copy, err);
-    if (rc == 0 && copy->dependency)
-        rc = ctld_dependency_state(c, copy->dependency, err);
     ctld_job_free(copy);
     return rc < 0 ? rc : 0;
+}
+
+/* One record: checked, tried on a copy, then journaled. */
+static int h_upd_one(ctld_t *c, const ctld_peer_t *peer, ctld_job_t *job, const json_t *changes,
+                     loom_err_t *err)
+{
+    if (loom_job_state_is_terminal(job->state))
+        return loom_errf(err, -LOOM_EALREADY_DONE, "job %u is done", job->id);
+    json_t *set = json_object();
+    int rc = h_upd_translate(c, job, changes, peer->role >= LOOM_ROLE_ADMIN, set, err);
+    if (rc == 0 && json_object_size(set))
+        rc = h_upd_dry_run(c, job, set, err);
+    if (rc == 0 && json_object_size(set)) {
+        json_t *ev = json_pack("{s:s, s:I, s:O}", "ev", "job.update", "job_id", (json_int_t)job->id,
+                               "set", set);
+        rc = ctld_commit(c, ev, err);
+    }
+    json_decref(set);
+    return rc;
+}
+
+/* ArrayTaskThrottle: one change of the whole array, on its meta record. */
+static int h_upd_throttle(ctld_t *c, const ctld_vec_t *jobs, const json_t *v, loom_err_t *err)
+{
+    ctld_job_t *job = jobs->n ? jobs->v[0] : NULL;
+    if (!job || !job->array)
+        return loom_errf(err, -LOOM_EINVAL_JOBID, "ArrayTaskThrottle: not a job array");
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > UINT32_MAX)
+        return loom_errf(err, -LOOM_ERANGE, "invalid ArrayTaskThrottle");
+    ctld_job_t *meta = job->array->meta ? job->array->meta : job;
+    json_t *ev = json_pack("{s:s, s:I, s:{s:O}}", "ev", "job.update", "job_id",
+                           (json_int_t)meta->id, "set", "array_max_tasks", v);
+    return ctld_commit(c, ev, err);
+}
+
+/* Every record named. One: its error; several: 0 when any was updated. */
+static int h_upd_all(ctld_t *c, const ctld_peer_t *peer, const ctld_vec_t *jobs,
+                     const json_t *changes, loom_err_t *err)
+{
+    json_t *thr = json_object_get(changes, "ArrayTaskThrottle");
+    int rc = thr ? h_upd_throttle(c, jobs, thr, err) : 0;
+    size_t ok = 0;
+    int last = 0;
+    for (size_t i = 0; rc == 0 && i < jobs->n && json_object_size(changes) > (thr != NULL); i++) {
+        int one = h_upd_one(c, peer, jobs->v[i], changes, err);
+        ok += one == 0;
+        last = one < 0 ? one : last;
+    }
+    if (rc == 0 && last < 0 && (jobs->n == 1 || !ok))
+        rc = last;
+    return rc;
 }
 
 static int h_job_update(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
@@ -303,29 +441,30 @@ static int h_job_update(ctld_t *c, const ctld_peer_t *peer, const json_t *req, j
 {
     loom_err_t err = {0};
     int rc = 0;
-    json_t *set = json_object();
-    ctld_job_t *job = h_jobs_find(c, req, &err);
+    uint32_t id = h_jobs_id(req);
     const json_t *changes = json_object_get(req, "changes");
-    if (!job)
-        rc = err.code;
+    const char *tasks = json_string_value(json_object_get(req, "array_tasks"));
+    ctld_vec_t jobs = {0};
+    loom_rangeset_t in_meta = LOOM_RANGESET_INIT;
+    if (!id)
+        rc = loom_errf(&err, -LOOM_EINVAL_JOBID, "Invalid job id specified");
     else if (!json_is_object(changes))
         rc = loom_errf(&err, -LOOM_EPROTO, "job.update needs changes");
+    else
+        rc = ctld_array_resolve(c, id, tasks, false, &jobs, &in_meta, &err);
+    ctld_array_t *a = rc == 0 && in_meta.n ? ctld_array_find(c, id) : NULL;
     /* Security: only the owner or an admin; users only lower limits (h_upd_allowed). */
-    else if (!ctld_may_touch(c, peer, job))
-        rc = loom_errf(&err, -LOOM_EACCESS, "Access/permission denied");
-    else if (loom_job_state_is_terminal(job->state))
-        rc = loom_errf(&err, -LOOM_EALREADY_DONE, "job %u is done", job->id);
     if (rc == 0)
-        rc = h_upd_translate(job, changes, peer->role >= LOOM_ROLE_ADMIN, set, &err);
-    if (rc == 0)
-        rc = h_upd_dry_run(c, job, set, &err);
+        rc = h_jobs_may_touch_all(c, peer, &jobs, a ? a->meta : NULL, &err);
+    /* Pending tasks named one by one leave the meta record to be changed alone. */
+    if (rc == 0 && a && a->meta)
+        rc = ctld_array_split_set(c, a->meta, &in_meta, &jobs, &err);
     if (rc == 0) {
-        json_t *ev = json_pack("{s:s, s:I, s:O}", "ev", "job.update", "job_id", (json_int_t)job->id,
-                               "set", set);
-        rc = ctld_commit(c, ev, &err);
+        rc = h_upd_all(c, peer, &jobs, changes, &err);
         ctld_sched_trigger(c, true);
     }
-    json_decref(set);
+    ctld_vec_free(&jobs);
+    loom_rangeset_free(&in_meta);
     *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");
     return rc;
 }
@@ -334,16 +473,11 @@ static int h_job_update(ctld_t *c, const ctld_peer_t *peer, const json_t *req, j
 
 typedef enum { BATCH_HOLD, BATCH_RELEASE, BATCH_REQUEUE } batch_op_t;
 
+/* One record. Security: the caller checked ownership. */
 static int h_batch_one(ctld_t *c, const ctld_peer_t *peer, const json_t *req, batch_op_t op,
-                       uint32_t id, loom_err_t *err)
+                       ctld_job_t *job, loom_err_t *err)
 {
-    ctld_job_t *job = ctld_job_find(c, id);
     bool admin = peer->role >= LOOM_ROLE_ADMIN;
-    if (!job)
-        return loom_errf(err, -LOOM_EINVAL_JOBID, "Invalid job id specified");
-    /* Security: a user may hold, release and requeue only their own jobs. */
-    if (!ctld_may_touch(c, peer, job))
-        return loom_errf(err, -LOOM_EACCESS, "Access/permission denied");
     if (op == BATCH_HOLD)
         return ctld_job_hold(c, job, admin && !json_is_true(json_object_get(req, "user")), err);
     if (op == BATCH_RELEASE)
@@ -351,6 +485,59 @@ static int h_batch_one(ctld_t *c, const ctld_peer_t *peer, const json_t *req, ba
     if (!job->requeue && !admin)
         return loom_errf(err, -LOOM_ENOT_SUPPORTED, "job %u may not be requeued", job->id);
     return ctld_job_requeue(c, job, json_is_true(json_object_get(req, "hold")), admin, err);
+}
+
+/* An entry of job_ids: a job id, or its text with an array part ("12_3",
+ * "12_[1-4]", "12_*"). The job id and the task set text (NULL: all). */
+static uint32_t h_batch_id(const json_t *v, loom_sbuf_t *tasks)
+{
+    if (json_is_integer(v))
+        return json_integer_value(v) > 0 && json_integer_value(v) <= UINT32_MAX
+                   ? (uint32_t)json_integer_value(v)
+                   : 0;
+    loom_jobid_t id;
+    if (!json_is_string(v) || loom_jobid_parse(json_string_value(v), &id, NULL) < 0)
+        return 0;
+    if (id.array == LOOM_JOBID_ARRAY_ONE)
+        loom_sbuf_addf(tasks, "%u", id.task);
+    else if (id.array == LOOM_JOBID_ARRAY_SET)
+        loom_rangeset_format(&id.tasks, tasks);
+    uint32_t jid = id.step == LOOM_STEP_NONE ? id.job_id : 0;
+    loom_jobid_free(&id);
+    return jid;
+}
+
+/* Every record an entry names; pending tasks named one by one are split
+ * off first (hold and release act on them alone, as Slurm does). */
+static int h_batch_entry(ctld_t *c, const ctld_peer_t *peer, const json_t *req, batch_op_t op,
+                         const json_t *v, loom_err_t *err)
+{
+    loom_sbuf_t tasks = LOOM_SBUF_INIT;
+    ctld_vec_t jobs = {0};
+    loom_rangeset_t in_meta = LOOM_RANGESET_INIT;
+    uint32_t id = h_batch_id(v, &tasks);
+    int rc = id ? ctld_array_resolve(c, id, tasks.len ? loom_sbuf_str(&tasks) : NULL, false, &jobs,
+                                     &in_meta, err)
+                : loom_errf(err, -LOOM_EINVAL_JOBID, "Invalid job id specified");
+    ctld_array_t *a = rc == 0 && in_meta.n ? ctld_array_find(c, id) : NULL;
+    /* Security: a user may hold, release and requeue only their own jobs. */
+    if (rc == 0)
+        rc = h_jobs_may_touch_all(c, peer, &jobs, a ? a->meta : NULL, err);
+    if (rc == 0 && a && a->meta && op != BATCH_REQUEUE)
+        rc = ctld_array_split_set(c, a->meta, &in_meta, &jobs, err);
+    size_t ok = 0;
+    int last = 0;
+    for (size_t i = 0; rc == 0 && i < jobs.n; i++) {
+        int one = h_batch_one(c, peer, req, op, jobs.v[i], err);
+        ok += one == 0;
+        last = one < 0 ? one : last;
+    }
+    if (rc == 0 && last < 0 && (jobs.n == 1 || !ok))
+        rc = last;
+    ctld_vec_free(&jobs);
+    loom_rangeset_free(&in_meta);
+    loom_sbuf_free(&tasks);
+    return rc;
 }
 
 static int h_batch(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
@@ -364,9 +551,12 @@ static int h_batch(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t
     json_array_foreach((json_t *)ids, i, v)
     {
         loom_err_t err = {0};
-        uint32_t id = (uint32_t)json_integer_value(v);
-        int one = h_batch_one(c, peer, req, op, id, &err);
-        json_t *r = json_pack("{s:I, s:i}", "job_id", (json_int_t)id, "rc", 0);
+        loom_sbuf_t dummy = LOOM_SBUF_INIT;
+        uint32_t id = h_batch_id(v, &dummy);
+        loom_sbuf_free(&dummy);
+        int one = h_batch_entry(c, peer, req, op, v, &err);
+        json_t *r =
+            json_pack("{s:I, s:I, s:i}", "job_id", (json_int_t)id, "index", (json_int_t)i, "rc", 0);
         if (one < 0) {
             json_object_set_new(r, "rc", json_string(loom_errname(one)));
             json_object_set_new(r, "msg", json_string(err.msg));

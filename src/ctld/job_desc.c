@@ -8,6 +8,8 @@
 #include "common/proto.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
+#include "ctld/job_array.h"
+#include "ctld/job_depend.h"
 #include "ctld/job_mgr.h"
 
 #include <errno.h>
@@ -664,6 +666,18 @@ static int desc_policy(ctld_t *c, const json_t *d, const ctld_peer_t *peer, ctld
     return 0;
 }
 
+/* --dependency in its stored form (job_depend.h). */
+static int desc_dependency(const ctld_t *c, ctld_job_t *job, loom_err_t *err)
+{
+    char *norm = NULL;
+    int rc = ctld_depend_normalize(c, job->dependency, 0, &norm, err);
+    if (rc == 0) {
+        free(job->dependency);
+        job->dependency = norm;
+    }
+    return rc;
+}
+
 /* sbatch prints our message as an extra line when it differs from the
  * error's text; Slurm prints one only for a few errors. Keep those, give the
  * others the error's own text (the detail goes to the log). */
@@ -698,6 +712,10 @@ int ctld_job_from_submit(ctld_t *c, const json_t *desc, const char *script, cons
     }
     if (rc == 0)
         rc = ctld_job_check_fit(c, job, err);
+    if (rc == 0)
+        rc = ctld_array_from_desc(c, desc, job, err);
+    if (rc == 0 && job->dependency)
+        rc = desc_dependency(c, job, err);
     if (rc < 0) {
         ctld_job_free(job);
         return desc_slurm_words(err, rc);

@@ -16,7 +16,8 @@
  *   a GRES not in GresTypes, a bad --gres text   LOOM_EINVAL_GRES
  *   a constraint no node of the partition meets  LOOM_ECONSTRAINT
  *   an unknown node in --nodelist/--exclude      LOOM_EINVAL_NODENAME
- *   a malformed --dependency                     LOOM_EINVAL_DEPEND
+ *   a malformed --dependency                     LOOM_EINVAL_DEPEND (job_depend.h)
+ *   --array beyond MaxArraySize - 1              LOOM_EINVAL_ARRAY (job_array.h)
  * Over the partition's MaxTime, MaxNodes, node count or total CPUs: with
  * EnforcePartLimits rejected (LOOM_EINVAL_TIME, LOOM_EINVAL_NODECOUNT,
  * LOOM_ETOO_MANY_CPUS); without (the default) accepted, pending with reason

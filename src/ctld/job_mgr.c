@@ -1,14 +1,14 @@
 /* job_mgr.c - the job table: hash by id, arrays by state, ids. See job_mgr.h. */
 #include "ctld/job_mgr.h"
 #include "common/jobstate.h"
+#include "common/rangeset.h"
+#include "ctld/job_array.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { LIST_NONE = 0, LIST_PENDING, LIST_RUNNING, LIST_DONE };
 
 /* A slot that held a removed job (keeps probe chains intact); never dereferenced. */
 #define JOB_TOMBSTONE ((ctld_job_t *)(uintptr_t)1)
@@ -108,20 +108,20 @@ static int job_mgr_list_of(const ctld_job_t *job)
 {
     loom_job_state_t base = loom_job_base(job->state);
     if (base == LOOM_JOB_PENDING)
-        return LIST_PENDING;
+        return CTLD_LIST_PENDING;
     if (base == LOOM_JOB_RUNNING || base == LOOM_JOB_SUSPENDED || job->alloc_applied)
-        return LIST_RUNNING;
-    return LIST_DONE;
+        return CTLD_LIST_RUNNING;
+    return CTLD_LIST_DONE;
 }
 
 static ctld_vec_t *job_mgr_vec(ctld_t *c, int list)
 {
     switch (list) {
-    case LIST_PENDING:
+    case CTLD_LIST_PENDING:
         return &c->jobs_pending;
-    case LIST_RUNNING:
+    case CTLD_LIST_RUNNING:
         return &c->jobs_running;
-    case LIST_DONE:
+    case CTLD_LIST_DONE:
         return &c->jobs_done;
     default:
         return NULL;
@@ -130,19 +130,21 @@ static ctld_vec_t *job_mgr_vec(ctld_t *c, int list)
 
 void ctld_jobs_refile(ctld_t *c, ctld_job_t *job, uint32_t old_state)
 {
-    int want = job_mgr_list_of(job);
-    if (want == job->list)
-        return;
-    ctld_vec_t *from = job_mgr_vec(c, job->list);
-    if (from)
-        ctld_vec_remove(from, job);
-    ctld_vec_push(job_mgr_vec(c, want), job);
-    job->list = want;
+    int want = job_mgr_list_of(job), old_list = job->list;
+    if (want != job->list) {
+        ctld_vec_t *from = job_mgr_vec(c, job->list);
+        if (from)
+            ctld_vec_remove(from, job);
+        ctld_vec_push(job_mgr_vec(c, want), job);
+        job->list = want;
+    }
+    ctld_array_recount(job, old_list, old_state);
 }
 
 void ctld_jobs_init(ctld_t *c)
 {
     job_mgr_grow(c);
+    ctld_arrays_init(c);
 }
 
 void ctld_jobs_insert(ctld_t *c, ctld_job_t *job)
@@ -153,12 +155,14 @@ void ctld_jobs_insert(ctld_t *c, ctld_job_t *job)
     job_mgr_put(c->job_slots, c->job_slot_cap, job);
     c->njobs++;
     ctld_vec_push(&c->jobs_all, job);
-    job->list = LIST_NONE;
+    job->list = CTLD_LIST_NONE;
+    ctld_array_attach(c, job);
     ctld_jobs_refile(c, job, job->state);
 }
 
 void ctld_jobs_purge(ctld_t *c, ctld_job_t *job)
 {
+    ctld_array_detach(c, job);
     job_mgr_unhash(c, job);
     c->njobs--;
     ctld_vec_remove(&c->jobs_all, job);
@@ -177,6 +181,7 @@ void ctld_jobs_fini(ctld_t *c)
     ctld_vec_free(&c->jobs_pending);
     ctld_vec_free(&c->jobs_running);
     ctld_vec_free(&c->jobs_done);
+    ctld_arrays_fini(c);
     free(c->job_slots);
     c->job_slots = NULL;
     c->job_slot_cap = c->njobs = c->job_tombs = 0;
@@ -204,7 +209,7 @@ uint32_t ctld_jobs_next_id(const ctld_t *c, loom_err_t *err)
     uint32_t id = job_mgr_wrap(c, c->next_job_id);
     uint64_t span = (uint64_t)c->conf->max_job_id - (uint64_t)c->conf->first_job_id + 1;
     for (uint64_t tries = 0; tries < span; tries++) {
-        if (!ctld_job_find(c, id))
+        if (!ctld_job_find(c, id) && !ctld_array_find(c, id))
             return id;
         id = job_mgr_wrap(c, (uint64_t)id + 1);
     }
@@ -223,6 +228,7 @@ ctld_job_t *ctld_job_new(void)
 {
     ctld_job_t *job = loom_xcalloc(1, sizeof(*job));
     job->reason = "None";
+    job->array_task_id = CTLD_NO_TASK;
     job->time_limit = -1;
     job->min_nodes = job->ntasks = job->cpus_per_task = 1;
     return job;
@@ -244,6 +250,9 @@ void ctld_job_free(ctld_job_t *job)
         free(*strs[i]);
     json_decref(job->desc);
     json_decref(job->env);
+    if (job->array_pending)
+        loom_rangeset_free(job->array_pending);
+    free(job->array_pending);
     free(job->gres_req);
     loom_gres_list_free(&job->gres_list);
     loom_gres_list_free(&job->gpus_list);
@@ -290,8 +299,10 @@ const char *ctld_reason_intern(const char *s)
         "NonZeroExitCode",
         "TimeLimit",
         "WaitingForScheduling",
+        "DeadLine",
         "Cleaning",
         "RaisedSignal",
+        "JobArrayTaskLimit",
         CTLD_REASON_NODES_DOWN,
         CTLD_REASON_LAUNCH_FAILED,
     };
@@ -305,6 +316,7 @@ int ctld_job_alloc_apply(ctld_t *c, ctld_job_t *job)
 {
     if (job->alloc_applied || !job->alloc.nnodes)
         return 0;
+    job->alloc.share_max = job->req.share_max > 1 ? job->req.share_max : 0; /* OverSubscribe */
     int rc = loom_sched_alloc_apply(c->snodes, c->nnodes, &job->alloc);
     if (rc == 0)
         job->alloc_applied = true;
@@ -318,4 +330,3 @@ void ctld_job_alloc_release(ctld_t *c, ctld_job_t *job)
     loom_sched_alloc_release(c->snodes, c->nnodes, &job->alloc);
     job->alloc_applied = false;
 }
-

@@ -8,7 +8,9 @@
  * costs time proportional to the queue.
  *
  * Ids: FirstJobId up to MaxJobId, then back to FirstJobId, skipping ids still
- * in use (Slurm's rule). Priority/basic: each new job gets one less than the
+ * in use (Slurm's rule; an array's master id stays in use while any of its
+ * tasks does). The array bookkeeping of job_array.h follows every insert,
+ * refile and purge. Priority/basic: each new job gets one less than the
  * previous one, starting below 0xffff0000 as Slurm does.
  *
  * Entry points: ctld_jobs_init/_fini, ctld_job_find, ctld_jobs_insert,
@@ -19,6 +21,9 @@
 #define LOOM_CTLD_JOB_MGR_H
 
 #include "ctld/ctld.h"
+
+/* Which of the arrays by state holds a job (ctld_job_t.list). */
+enum { CTLD_LIST_NONE = 0, CTLD_LIST_PENDING, CTLD_LIST_RUNNING, CTLD_LIST_DONE };
 
 /* Slurm's priority/basic starting point (TOP_PRIORITY). */
 #define CTLD_PRIO_TOP 0xffff0000u

@@ -4,6 +4,7 @@
 #include "common/jobstate.h"
 #include "common/log.h"
 #include "common/proto.h"
+#include "ctld/job_depend.h"
 #include "ctld/job_mgr.h"
 #include "ctld/job_state.h"
 #include "ctld/node_mgr.h"
@@ -99,10 +100,15 @@ int ctld_job_completed(ctld_t *c, ctld_job_t *job, int wait_status, int64_t end_
 
 int ctld_job_cancel(ctld_t *c, ctld_job_t *job, loom_err_t *err)
 {
+    return ctld_job_cancel_why(c, job, "None", err);
+}
+
+int ctld_job_cancel_why(ctld_t *c, ctld_job_t *job, const char *reason, loom_err_t *err)
+{
     loom_job_state_t base = loom_job_base(job->state);
     if (loom_job_state_is_terminal(job->state))
         return loom_errf(err, -LOOM_EALREADY_DONE, "job %u is already done", job->id);
-    int rc = ops_end(c, job, LOOM_JOB_EV_CANCEL, job->exit_code, ctld_now(), "None", err);
+    int rc = ops_end(c, job, LOOM_JOB_EV_CANCEL, job->exit_code, ctld_now(), reason, err);
     if (rc < 0)
         return rc;
     if (base == LOOM_JOB_PENDING) {
@@ -297,4 +303,5 @@ void ctld_jobs_tick(ctld_t *c, int64_t now)
     ops_kill_retries(c, now);
     ops_purge(c, now);
     ops_begin_times(c, now);
+    ctld_depend_tick(c);
 }

@@ -21,7 +21,8 @@
  *  - requeue: RUNNING -> PENDING (COMPLETING, REQUEUED), restart count + 1,
  *    eligible again one second after its old run is cleaned up (Slurm shows
  *    reason BeginTime meanwhile);
- *  - MinJobAge: finished jobs are purged that many seconds after they end.
+ *  - MinJobAge: finished jobs are purged that many seconds after they end;
+ *  - the tick also runs the dependency chores (job_depend.h).
  */
 #ifndef LOOM_CTLD_JOB_OPS_H
 #define LOOM_CTLD_JOB_OPS_H
@@ -34,6 +35,8 @@ int ctld_job_completed(ctld_t *c, ctld_job_t *job, int wait_status, int64_t end_
                        const char *reason, loom_err_t *err);
 /* scancel without --signal. Security: the caller checked ownership. */
 int ctld_job_cancel(ctld_t *c, ctld_job_t *job, loom_err_t *err);
+/* The same, with the reason the cancelled job keeps (DependencyNeverSatisfied). */
+int ctld_job_cancel_why(ctld_t *c, ctld_job_t *job, const char *reason, loom_err_t *err);
 /* scancel --signal: deliver sig to the running job (batch_only: the batch shell). */
 int ctld_job_signal(ctld_t *c, ctld_job_t *job, int sig, bool batch_only, bool full,
                     loom_err_t *err);

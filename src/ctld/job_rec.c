@@ -4,6 +4,7 @@
 #include "common/hostlist.h"
 #include "common/jobstate.h"
 #include "common/xalloc.h"
+#include "ctld/job_array.h"
 #include "ctld/job_desc.h"
 #include "ctld/job_mgr.h"
 
@@ -399,6 +400,25 @@ static void rec_fields(const ctld_job_t *job, json_t *rec, bool full)
     }
 }
 
+/* messages.md §1: array_job_id, then array_task_id (one task) or
+ * array_task_str (the meta record's pending tasks, "5-9%2"), array_max_tasks. */
+static void rec_array(const ctld_job_t *job, json_t *rec)
+{
+    if (!job->array_job_id)
+        return;
+    json_object_set_new(rec, "array_job_id", json_integer(job->array_job_id));
+    if (job->array_task_id != CTLD_NO_TASK)
+        json_object_set_new(rec, "array_task_id", json_integer(job->array_task_id));
+    if (job->array_pending) {
+        loom_sbuf_t sb = LOOM_SBUF_INIT;
+        ctld_array_pending_text(job, true, &sb);
+        json_object_set_new(rec, "array_task_str", json_string(loom_sbuf_str(&sb)));
+        loom_sbuf_free(&sb);
+    }
+    if (job->array_throttle)
+        json_object_set_new(rec, "array_max_tasks", json_integer(job->array_throttle));
+}
+
 /* Everything but job_id, state, reason and eligible_time, which change
  * often and are written around the cached text (ctld_job_rec_write). */
 static json_t *rec_base(const ctld_t *c, const ctld_job_t *job, bool full)
@@ -417,6 +437,7 @@ static json_t *rec_base(const ctld_t *c, const ctld_job_t *job, bool full)
     if (job->exclusive || full)
         json_object_set_new(rec, "exclusive", json_boolean(job->exclusive));
     json_object_set_new(rec, "batch_flag", json_integer(1));
+    rec_array(job, rec);
     rec_memory(c, job, rec);
     rec_times(job, rec);
     rec_tres(c, job, rec);
@@ -522,6 +543,21 @@ static void rec_read_flags(const json_t *rec, ctld_job_t *job)
     job->env = json_incref(json_object_get(rec, "env"));
 }
 
+static int rec_read_array(ctld_t *c, const json_t *rec, ctld_job_t *job, loom_err_t *err)
+{
+    job->array_job_id = (uint32_t)json_integer_value(json_object_get(rec, "array_job_id"));
+    if (!job->array_job_id)
+        return 0;
+    json_t *task = json_object_get(rec, "array_task_id");
+    if (json_is_integer(task))
+        job->array_task_id = (uint32_t)json_integer_value(task);
+    job->array_throttle = (uint32_t)json_integer_value(json_object_get(rec, "array_max_tasks"));
+    const char *rest = json_string_value(json_object_get(rec, "array_task_str"));
+    if (rest && *rest)
+        return ctld_array_set_pending(c, job, rest, err);
+    return 0;
+}
+
 static ctld_part_t *rec_part(ctld_t *c, const char *name)
 {
     for (size_t i = 0; name && i < c->nparts; i++)
@@ -541,8 +577,10 @@ int ctld_job_from_record(ctld_t *c, const json_t *rec, ctld_job_t **out, loom_er
     rec_read_flags(rec, job);
     job->reason = ctld_reason_intern(json_string_value(json_object_get(rec, "reason")));
     job->part = rec_part(c, json_string_value(json_object_get(rec, "partition")));
-    int rc = job->part ? ctld_job_build_req(c, job, err)
+    int rc = job->part ? rec_read_array(c, rec, job, err)
                        : loom_errf(err, -LOOM_EINVAL_PARTITION, "no partition");
+    if (rc == 0)
+        rc = ctld_job_build_req(c, job, err);
     json_t *alloc = json_object_get(rec, "alloc");
     if (rc == 0 && json_array_size(alloc))
         rc = ctld_alloc_from_json(c, alloc, job->exclusive, &job->alloc, err);
@@ -600,6 +638,8 @@ static bool rec_set_special(ctld_t *c, ctld_job_t *job, const char *key, const j
         job->mem_per_node = (uint64_t)json_integer_value(v);
     } else if (strcmp(key, "mem_per_cpu") == 0) {
         job->mem_per_cpu = (uint64_t)json_integer_value(v);
+    } else if (strcmp(key, "array_max_tasks") == 0) {
+        ctld_array_set_throttle(job, (uint32_t)json_integer_value(v));
     } else {
         return false;
     }
@@ -612,10 +652,50 @@ int ctld_job_apply_changes(ctld_t *c, ctld_job_t *job, const json_t *set, loom_e
     json_t *v;
     json_object_foreach((json_t *)set, key, v)
     {
-        if (!rec_set_special(c, job, key, v) && !rec_set_str(job, key, v) &&
-            !rec_set_int(job, key, v))
+        if (strcmp(key, "array_task_str") == 0) {
+            int rc = ctld_array_set_pending(c, job, json_string_value(v), err);
+            if (rc < 0)
+                return rc;
+        } else if (!rec_set_special(c, job, key, v) && !rec_set_str(job, key, v) &&
+                   !rec_set_int(job, key, v)) {
             return loom_errf(err, -LOOM_EPROTO, "unknown job field '%s'", key);
+        }
     }
     ctld_job_touch(job);
     return ctld_job_build_req(c, job, err);
+}
+
+/* ---- copies (array tasks) ------------------------------------------------------- */
+
+int ctld_job_clone(ctld_t *c, const ctld_job_t *src, ctld_job_t **out, loom_err_t *err)
+{
+    ctld_job_t *job = ctld_job_new();
+    for (size_t i = 0; i < sizeof(rec_strs) / sizeof(rec_strs[0]); i++) {
+        const char *s = *(char *const *)((const char *)src + rec_strs[i].off);
+        *(char **)((char *)job + rec_strs[i].off) = s ? loom_xstrdup(s) : NULL;
+    }
+    for (size_t i = 0; i < sizeof(rec_ints) / sizeof(rec_ints[0]); i++)
+        rec_int_set(job, &rec_ints[i], rec_int_get(src, &rec_ints[i]));
+    job->hold = src->hold;
+    job->requeue = src->requeue;
+    job->exclusive = src->exclusive;
+    job->mem_whole = src->mem_whole;
+    job->ntasks_set = src->ntasks_set;
+    job->contiguous = src->contiguous;
+    job->mem_per_node = src->mem_per_node;
+    job->mem_per_cpu = src->mem_per_cpu;
+    /* The description and environment never change after submission: share them. */
+    job->desc = json_incref(src->desc);
+    job->env = json_incref(src->env);
+    job->reason = src->reason;
+    job->part = src->part;
+    job->array_job_id = src->array_job_id;
+    job->array_throttle = src->array_throttle;
+    int rc = ctld_job_build_req(c, job, err);
+    if (rc < 0) {
+        ctld_job_free(job);
+        return rc;
+    }
+    *out = job;
+    return 0;
 }

@@ -40,6 +40,10 @@ void ctld_job_rec_write(const ctld_t *c, ctld_job_t *job, loom_sbuf_t *out);
  * the scheduling request. */
 int ctld_job_apply_changes(ctld_t *c, ctld_job_t *job, const json_t *set, loom_err_t *err);
 
+/* A copy of src for a new array task: every record field, the description
+ * and environment shared; no id, allocation or steps. */
+int ctld_job_clone(ctld_t *c, const ctld_job_t *src, ctld_job_t **out, loom_err_t *err);
+
 json_t *ctld_alloc_to_json(const ctld_t *c, const loom_sched_alloc_t *a);
 /* Node names and GRES indices back to the node model's indexes. */
 int ctld_alloc_from_json(const ctld_t *c, const json_t *arr, bool exclusive,

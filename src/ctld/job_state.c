@@ -2,6 +2,7 @@
 #include "ctld/job_state.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctld/job_array.h"
 #include "ctld/job_mgr.h"
 #include "ctld/job_rec.h"
 #include "ctld/node_mgr.h"
@@ -230,6 +231,8 @@ int ctld_apply(ctld_t *c, const json_t *ev, loom_err_t *err)
         return ctld_node_mgr_apply(c, ev, err);
     if (strncmp(type, "step.", 5) == 0) /* step_mgr.c */
         return ctld_step_apply(c, ev, err);
+    if (strcmp(type, "array.split") == 0)
+        return ctld_array_apply_split(c, ev, err);
     return loom_errf(err, -LOOM_EPROTO, "unknown event '%s'", type);
 }
 

@@ -10,6 +10,7 @@
  *   {"ev":"job.update","t":T,"job_id":N,"set":{record keys}}
  *   {"ev":"job.purge","t":T,"job_id":N}                          MinJobAge
  *   {"ev":"node.state","t":T,"node":"n1","state":W,"reason":...} admin/timeout states
+ *   {"ev":"array.split","t":T,"job_id":M,"task":I,"new_id":N}     job_array.h
  * Extras of job.state by event: start: alloc, nodes, batch_host, start_time;
  * the ends: exit_code, end_time, reason; requeue: begin_time, hold;
  * release: priority; epilog_done: exit_code (when the node reported it).

@@ -4,6 +4,8 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
+#include "ctld/job_array.h"
+#include "ctld/job_depend.h"
 #include "ctld/job_desc.h"
 #include "ctld/job_mgr.h"
 #include "ctld/job_ops.h"
@@ -13,66 +15,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- dependencies ------------------------------------------------------------ */
-
-/* One "type:id[:id]" term: 0 satisfied, 1 waiting, 2 never. */
-static int sched_dep_term(const ctld_t *c, const char *type, const char *ids, loom_err_t *err)
-{
-    int worst = 0;
-    char *copy = loom_xstrdup(ids), *save = NULL;
-    for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-        char *end;
-        unsigned long id = strtoul(tok, &end, 10);
-        if (*end || !id) {
-            free(copy);
-            return loom_errf(err, -LOOM_EINVAL_DEPEND, "%s", loom_strerror(-LOOM_EINVAL_DEPEND));
-        }
-        const ctld_job_t *d = ctld_job_find(c, (uint32_t)id);
-        int st = 0;
-        if (d) { /* a job that is gone (or never was) counts as satisfied, as in Slurm */
-            bool term = loom_job_state_is_terminal(d->state);
-            bool ok = loom_job_base(d->state) == LOOM_JOB_COMPLETED;
-            if (!strcmp(type, "after"))
-                st = loom_job_base(d->state) == LOOM_JOB_PENDING ? 1 : 0;
-            else if (!strcmp(type, "afterany"))
-                st = term ? 0 : 1;
-            else if (!strcmp(type, "afterok"))
-                st = !term ? 1 : (ok ? 0 : 2);
-            else
-                st = !term ? 1 : (ok ? 2 : 0);
-        }
-        worst = st > worst ? st : worst;
-    }
-    free(copy);
-    return worst;
-}
-
-int ctld_dependency_state(const ctld_t *c, const char *dep, loom_err_t *err)
-{
-    int worst = 0;
-    loom_strv_t terms = LOOM_STRV_INIT;
-    loom_strv_split(&terms, dep, ",");
-    for (size_t i = 0; i < terms.n && worst >= 0; i++) {
-        char *t = terms.v[i], *colon = strchr(t, ':');
-        if (!colon) {
-            if (strcmp(t, "singleton") != 0)
-                worst =
-                    loom_errf(err, -LOOM_EINVAL_DEPEND, "%s", loom_strerror(-LOOM_EINVAL_DEPEND));
-            continue;
-        }
-        *colon = '\0';
-        if (strcmp(t, "after") && strcmp(t, "afterany") && strcmp(t, "afterok") &&
-            strcmp(t, "afternotok")) {
-            worst = loom_errf(err, -LOOM_EINVAL_DEPEND, "%s", loom_strerror(-LOOM_EINVAL_DEPEND));
-            continue;
-        }
-        int st = sched_dep_term(c, t, colon + 1, err);
-        worst = st < 0 ? st : (st > worst ? st : worst);
-    }
-    loom_strv_free(&terms);
-    return worst;
-}
 
 /* ---- node requests ----------------------------------------------------------- */
 
@@ -159,30 +101,11 @@ static void sched_start(ctld_t *c, ctld_job_t *job, const loom_sched_alloc_t *a,
 
 /* ---- eligibility and reasons ----------------------------------------------- */
 
-/* The reason a pending job cannot be considered now, or NULL. */
+/* The reason a pending job cannot be considered now, or NULL (job_depend.h:
+ * holds, begin time, dependencies, partition limits, array throttle). */
 static const char *sched_ineligible(ctld_t *c, ctld_job_t *job, int64_t now)
 {
-    if (job->state & (LOOM_JOB_F_COMPLETING | LOOM_JOB_F_REQUEUE_HOLD | LOOM_JOB_F_SPECIAL_EXIT))
-        return job->reason;
-    if (job->hold)
-        return job->hold == 'a' ? "JobHeldAdmin" : "JobHeldUser";
-    if (job->priority == 0)
-        return "JobHeldAdmin";
-    if (job->begin_time > now)
-        return "BeginTime";
-    if (job->dependency) {
-        int st = ctld_dependency_state(c, job->dependency, NULL);
-        if (st == 1)
-            return "Dependency";
-        if (st == 2)
-            return "DependencyNeverSatisfied";
-    }
-    const char *lim = ctld_job_limit_reason(c, job);
-    if (lim)
-        return lim;
-    if (job->bad_constraint)
-        return "BadConstraints";
-    return NULL;
+    return ctld_job_ineligible(c, job, now);
 }
 
 static void sched_reserve(ctld_sched_t *s, size_t n)
@@ -209,12 +132,16 @@ static size_t sched_collect(ctld_t *c, const ctld_vec_t *from, int64_t now)
             ctld_job_set_reason(job, why);
             continue;
         }
-        s->jobs[n++] = (loom_sched_job_t){.job_id = job->id,
-                                          .priority = job->priority,
-                                          .submit_time = job->submit_time,
-                                          .part = (uint32_t)job->part->idx,
-                                          .req = &job->req,
-                                          .ctx = job};
+        /* A pending array offers up to that many tasks (job_array.h). */
+        uint32_t offers = ctld_array_startable(c, job);
+        sched_reserve(s, n + offers + (from->n - i));
+        for (uint32_t k = 0; k < offers; k++)
+            s->jobs[n++] = (loom_sched_job_t){.job_id = job->id,
+                                              .priority = job->priority,
+                                              .submit_time = job->submit_time,
+                                              .part = (uint32_t)job->part->idx,
+                                              .req = &job->req,
+                                              .ctx = job};
     }
     return n;
 }
@@ -248,7 +175,10 @@ static void sched_apply_results(ctld_t *c, size_t n, size_t examined, int64_t no
         ctld_job_t *job = s->jobs[i].ctx;
         switch (s->results[i].verdict) {
         case LOOM_SCHED_STARTED:
-            sched_start(c, job, &s->results[i].alloc, now);
+            /* An array task is split off its pending array first (job_array.h). */
+            job = ctld_array_take_task(c, job);
+            if (job)
+                sched_start(c, job, &s->results[i].alloc, now);
             loom_sched_alloc_fini(&s->results[i].alloc);
             break;
         case LOOM_SCHED_NO_RESOURCES:

@@ -14,8 +14,9 @@
  * (priority, then submit time) and stops as soon as every partition is
  * blocked or no CPU is free.
  *
- * Pending reasons set here: JobHeldUser/JobHeldAdmin, BeginTime, Dependency,
- * PartitionTimeLimit/NodeLimit/Down/Inactive, Resources, Priority, and
+ * Pending reasons set here: those of ctld_job_ineligible (job_depend.h:
+ * holds, BeginTime, Dependency, partition limits, JobArrayTaskLimit), then
+ * Resources, Priority, and
  * Slurm's "Nodes required for job are DOWN, DRAINED or reserved..." when the
  * job would not fit even if every running job ended.
  *
@@ -47,13 +48,6 @@ void ctld_sched_run(ctld_t *c);
 
 /* sbatch --test-only: where and when the job would start. Fills reply. */
 void ctld_sched_test_only(ctld_t *c, ctld_job_t *job, json_t *reply);
-
-/* --dependency: 0 satisfied, 1 waiting, 2 never satisfiable; < 0 malformed
- * (LOOM_EINVAL_DEPEND). A job id that is not (or no longer) in the table
- * counts as satisfied, as slurmctld 22.05 does. Forms:
- * after, afterany, afterok, afternotok (":id[:id...]", several joined by ','),
- * singleton (accepted, treated as satisfied). */
-int ctld_dependency_state(const ctld_t *c, const char *dep, loom_err_t *err);
 
 /* Send a request to a node's loomd (borrowed; cb may be NULL). -LOOM_ECONNECT
  * when the node has no link. */

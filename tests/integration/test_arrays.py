@@ -1,0 +1,189 @@
+"""Job arrays (issue 6; CLI_SPEC §0.5, §1 --array, §4, §6, §9, §12).
+
+Behaviour checked against slurmctld 22.05 on a one-host Slurm
+(bench/slurm_local.sh): an array is one record until its tasks start; each
+task split off to run gets a new job id and the master id stays with the
+last task; squeue folds pending tasks ("12_[2-5%2]") and -r unfolds them;
+scancel/scontrol take 12, 12_3, 12_[1-3] and 12_*.
+"""
+import os
+import time
+
+from conftest import BIN
+
+
+def sbatch(cluster, *args, script=None):
+    p = cluster.run("sbatch", "--parsable", *args, input=script, check=True)
+    return int(p.stdout.strip().split(";")[0])
+
+
+def squeue(cluster, *args):
+    return cluster.run("squeue", "-h", *args, check=True).stdout
+
+
+def lines(text):
+    return [l.split() for l in text.splitlines() if l.strip()]
+
+
+def records(cluster, array_id):
+    """Every record of the array (job.info by master id)."""
+    return cluster.rpc("job.info", job_ids=[array_id])["jobs"]
+
+
+def wait_done(cluster, array_id, ntasks, timeout=60):
+    def done():
+        recs = records(cluster, array_id)
+        return (len(recs) == ntasks and
+                all(cluster.state_of(r) in ("COMPLETED", "FAILED", "CANCELLED") and
+                    "COMPLETING" not in r["state"] for r in recs))
+    cluster.wait_for(done, "array %d to finish" % array_id, timeout)
+    return records(cluster, array_id)
+
+
+ENV_SCRIPT = """#!/bin/sh
+echo "$SLURM_JOB_ID $SLURM_ARRAY_JOB_ID $SLURM_ARRAY_TASK_ID $SLURM_ARRAY_TASK_COUNT \
+$SLURM_ARRAY_TASK_MIN $SLURM_ARRAY_TASK_MAX"
+"""
+
+
+def test_tasks_env_and_default_output(cluster):
+    a = sbatch(cluster, "--array=1-5:2,8", script=ENV_SCRIPT)
+    recs = wait_done(cluster, a, 4)
+    assert sorted(r["array_task_id"] for r in recs) == [1, 3, 5, 8]
+    assert all(r["array_job_id"] == a for r in recs)
+    by_task = {r["array_task_id"]: r["job_id"] for r in recs}
+    for task in (1, 3, 5, 8):
+        out = (cluster.work / ("slurm-%d_%d.out" % (a, task))).read_text().split()
+        assert out == [str(by_task[task]), str(a), str(task), "4", "1", "8"], out
+    # the master id ends with the last task started (Slurm 22.05)
+    assert by_task[8] == a and len(set(by_task.values())) == 4
+
+
+def test_file_patterns(cluster):
+    a = sbatch(cluster, "--array=0-1", "-o", "out_%A_%a.txt", "-e", "err_%A-%4a.txt",
+               "--wrap", "echo hi; echo oops >&2")
+    wait_done(cluster, a, 2)
+    for t in (0, 1):
+        assert (cluster.work / ("out_%d_%d.txt" % (a, t))).read_text() == "hi\n"
+        assert (cluster.work / ("err_%d-%04d.txt" % (a, t))).read_text() == "oops\n"
+
+
+def test_one_record_until_tasks_start(make_cluster):
+    """--array=0-99999 costs one record and one journal entry."""
+    cluster = make_cluster(conf_extra="MaxArraySize=100000")
+    journal = lambda: sum(len(p.read_bytes().splitlines())
+                          for p in cluster.state.glob("journal.*"))
+    before = journal()
+    a = sbatch(cluster, "-H", "--array=0-99999", "--wrap", "true")
+    recs = records(cluster, a)
+    assert len(recs) == 1 and recs[0]["array_task_str"] == "0-99999"
+    assert journal() - before == 1
+    assert lines(squeue(cluster)) == [[
+        "%d_[0-99999]" % a, "debug", "wrap", cluster.user[:8], "PD", "0:00", "1",
+        "(JobHeldUser)"]]
+    out = squeue(cluster, "-r", "-o", "%i %A %K")
+    assert len(out.splitlines()) == 100000
+    assert out.splitlines()[0] == "%d_0 %d 0" % (a, a)
+    assert out.splitlines()[-1] == "%d_99999 %d 99999" % (a, a)
+    assert lines(squeue(cluster, "-j", "%d_77777" % a, "-o", "%i %T")) == [
+        ["%d_77777" % a, "PENDING"]]
+
+
+def test_max_array_size(make_cluster):
+    c = make_cluster(conf_extra="MaxArraySize=10")
+    p = c.run("sbatch", "--array=0-10", "--wrap", "true")
+    assert p.returncode == 1
+    assert p.stderr == ("sbatch: error: Batch job submission failed: "
+                        "Invalid job array specification\n")
+    assert c.jobs() == {}
+    assert c.run("sbatch", "--array=5-9", "--wrap", "true").returncode == 0
+
+
+def test_throttle(cluster):
+    a = sbatch(cluster, "--array=0-5%2", "--wrap", "sleep 1")
+    most = 0
+    seen_limit = False
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        recs = records(cluster, a)
+        running = [r for r in recs if cluster.state_of(r) == "RUNNING"]
+        most = max(most, len(running))
+        meta = [r for r in recs if r.get("array_task_str")]
+        seen_limit = seen_limit or any(r["reason"] == "JobArrayTaskLimit" for r in meta)
+        if len(recs) == 6 and all(cluster.state_of(r) == "COMPLETED" for r in recs):
+            break
+        time.sleep(0.1)
+    assert most == 2 and seen_limit
+    assert sorted(r["array_task_id"] for r in records(cluster, a)) == list(range(6))
+
+
+def test_throttle_changed_at_run_time(cluster):
+    a = sbatch(cluster, "--array=0-7%1", "--wrap", "sleep 30")
+    cluster.wait_for(lambda: lines(squeue(cluster, "-o", "%i %t"))[0] ==
+                     ["%d_[1-7%%1]" % a, "PD"], "throttled line")
+    show = cluster.run("scontrol", "show", "job", str(a), check=True).stdout
+    assert "ArrayTaskId=1-7%1 ArrayTaskThrottle=1 " in show
+    show = cluster.run("scontrol", "show", "job", "%d_5" % a, check=True).stdout
+    assert "JobId=%d ArrayJobId=%d ArrayTaskId=5 ArrayTaskThrottle=1 " % (a, a) in show
+    cluster.run("scontrol", "update", "jobid=%d" % a, "ArrayTaskThrottle=4", check=True)
+    cluster.wait_for(lambda: sum(1 for r in records(cluster, a)
+                                 if cluster.state_of(r) == "RUNNING") == 4, "4 running")
+    assert "%d_[4-7%%4]" % a in squeue(cluster, "-o", "%i")
+    cluster.run("scancel", str(a), check=True)
+
+
+def test_scancel_forms(cluster):
+    a = sbatch(cluster, "-H", "--array=0-9", "--wrap", "true")
+    cluster.run("scancel", "%d_3" % a, check=True)
+    cluster.run("scancel", "%d_[5-6,9]" % a, check=True)
+    assert lines(squeue(cluster, "-o", "%i %t")) == [["%d_[0-2,4,7-8]" % a, "PD"]]
+    # one held task split off and cancelled alone; then the whole array
+    b = sbatch(cluster, "--array=0-3", "--wrap", "sleep 30")
+    cluster.wait_for(lambda: sum(1 for r in records(cluster, b)
+                                 if cluster.state_of(r) == "RUNNING") == 4, "running")
+    cluster.run("scancel", "%d_2" % b, check=True)
+    cluster.wait_for(lambda: [r["array_task_id"] for r in records(cluster, b)
+                              if cluster.state_of(r) == "CANCELLED"] == [2], "2 cancelled")
+    cluster.run("scancel", "%d_*" % b, check=True)
+    cluster.run("scancel", str(a), check=True)
+    cluster.wait_for(lambda: squeue(cluster) == "", "queue empty")
+    assert {cluster.state_of(r) for r in records(cluster, b)} == {"CANCELLED"}
+    p = cluster.run("scontrol", "hold", "99999_3")
+    assert p.returncode == 1 and p.stderr == "99999_3: Invalid job id specified\n"
+
+
+def test_hold_release_update_tasks(cluster):
+    a = sbatch(cluster, "-H", "--array=0-9%4", "--wrap", "sleep 30")
+    # an update of one pending task splits it off with its own id
+    cluster.run("scontrol", "update", "jobid=%d_3" % a, "TimeLimit=7", check=True)
+    recs = {r.get("array_task_id"): r for r in records(cluster, a)}
+    assert recs[3]["job_id"] != a and recs[3]["time_limit"] == 7
+    assert recs[None]["array_task_str"] == "0-2,4-9%4" and recs[None]["time_limit"] != 7
+    # folded back into the array's line without -r (as Slurm's squeue does)
+    assert lines(squeue(cluster, "-o", "%i %A %r")) == [["%d_[0-9]" % a, str(a), "JobHeldUser"]]
+    assert sorted(lines(squeue(cluster, "-r", "-o", "%i %A"))) == sorted(
+        [["%d_%d" % (a, t), str(a)] for t in (0, 1, 2)] +
+        [["%d_3" % a, str(recs[3]["job_id"])]] +
+        [["%d_%d" % (a, t), str(a)] for t in range(4, 10)])
+    cluster.run("scontrol", "release", "%d_3" % a, check=True)
+    cluster.wait_for(lambda: cluster.state_of(cluster.job(recs[3]["job_id"])) == "RUNNING",
+                     "task 3 running")
+    # the whole array: every record
+    cluster.run("scontrol", "update", "jobid=%d" % a, "TimeLimit=9", check=True)
+    assert {r["time_limit"] for r in records(cluster, a)} == {9}
+    cluster.run("scontrol", "release", str(a), check=True)
+    cluster.wait_for(lambda: sum(1 for r in records(cluster, a)
+                                 if cluster.state_of(r) == "RUNNING") == 4, "4 running")
+    cluster.run("scancel", str(a), check=True)
+
+
+def test_restart_keeps_the_array(cluster):
+    a = sbatch(cluster, "--array=0-9%2", "--wrap", "sleep 1")
+    cluster.wait_for(lambda: len(records(cluster, a)) >= 4, "tasks split off")
+    cluster.kill_ctld()
+    cluster.start_ctld()
+    recs = wait_done(cluster, a, 10)
+    assert sorted(r["array_task_id"] for r in recs) == list(range(10))
+    assert len({r["job_id"] for r in recs}) == 10
+    for t in range(10):
+        assert (cluster.work / ("slurm-%d_%d.out" % (a, t))).exists()
