@@ -784,7 +784,8 @@ static void select_reset_required(place_t *p)
     const loom_sched_req_t *r = p->req;
     free(p->required);
     p->required = loom_xcalloc(r->nreq_nodes + 1, sizeof(uint32_t));
-    memcpy(p->required, r->req_nodes, r->nreq_nodes * sizeof(uint32_t));
+    if (r->nreq_nodes) /* req_nodes may be NULL when none are named */
+        memcpy(p->required, r->req_nodes, r->nreq_nodes * sizeof(uint32_t));
     p->nrequired = r->nreq_nodes;
 }
 
