@@ -304,13 +304,16 @@ const char *ctld_job_limit_reason(const ctld_t *c, const ctld_job_t *job)
     int64_t max = desc_secs_to_mins(p->max_time);
     if (max >= 0 && (job->time_limit < 0 || job->time_limit > max))
         return "PartitionTimeLimit";
-    if ((p->max_nodes >= 0 && job->min_nodes > (uint64_t)p->max_nodes) ||
+    /* slurmctld 22.05 tests the partition's CPU total first (every node
+     * takes at least one CPU): "-N 10" on 8 CPUs is PartitionConfig, while
+     * "-N 3" on 2 nodes with 8 CPUs is PartitionNodeLimit. */
+    uint64_t cpus = job->min_cpus > job->min_nodes ? job->min_cpus : job->min_nodes;
+    if (cpus > job->part->total_cpus)
+        return "PartitionConfig";
+    if (job->min_nodes > p->n_nodes ||
+        (p->max_nodes >= 0 && job->min_nodes > (uint64_t)p->max_nodes) ||
         (p->min_nodes > 0 && job->min_nodes < (uint64_t)p->min_nodes && !job->max_nodes))
         return "PartitionNodeLimit";
-    /* More nodes or CPUs than the partition has at all (no MaxNodes crossed):
-     * slurmctld 22.05 says PartitionConfig for both. */
-    if (job->min_nodes > p->n_nodes || job->min_cpus > job->part->total_cpus)
-        return "PartitionConfig";
     return NULL;
 }
 
