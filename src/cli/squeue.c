@@ -737,7 +737,8 @@ static void squeue_print(squeue_t *q, squeue_rows_t *rows, loom_sbuf_t *out)
     loom_fmt_t f = LOOM_FMT_INIT;
     squeue_format(q, &f);
     squeue_sort_ctx_t sc = {&q->view, squeue_default_sort(q)};
-    qsort_r(rows->v, rows->n, sizeof(*rows->v), squeue_cmp, &sc);
+    if (rows->n > 1)
+        qsort_r(rows->v, rows->n, sizeof(*rows->v), squeue_cmp, &sc);
     if (!q->o.noheader) {
         if (q->o.long_fmt)
             loom_fmt_date_line(q->view.now, out);

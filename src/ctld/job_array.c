@@ -145,7 +145,8 @@ void ctld_array_records(const ctld_array_t *a, ctld_vec_t *out)
     for (size_t i = 0; i < a->tasks.cap; i++)
         if (a->tasks.vals[i])
             ctld_vec_push(out, a->tasks.vals[i]);
-    qsort(out->v + from, out->n - from, sizeof(*out->v), array_cmp_task);
+    if (out->n > from + 1)
+        qsort(out->v + from, out->n - from, sizeof(*out->v), array_cmp_task);
 }
 
 /* ---- counts ------------------------------------------------------------------ */
@@ -457,7 +458,8 @@ static void array_tasks_in(const ctld_array_t *a, const loom_rangeset_t *set, ct
     for (size_t i = 0; i < a->tasks.cap; i++)
         if (a->tasks.vals[i] && loom_rangeset_contains(set, a->tasks.keys[i]))
             ctld_vec_push(out, a->tasks.vals[i]);
-    qsort(out->v + from, out->n - from, sizeof(*out->v), array_cmp_task);
+    if (out->n > from + 1)
+        qsort(out->v + from, out->n - from, sizeof(*out->v), array_cmp_task);
 }
 
 int ctld_array_split_set(ctld_t *c, ctld_job_t *meta, const loom_rangeset_t *set, ctld_vec_t *out,
