@@ -4,11 +4,13 @@
  * gets its argv with argv[0] set to the command's name and returns the exit
  * code.
  *
- * Commands: config (loom_config.c), up and down (loom_up.c). `loom sweep` is
- * added to the table by its own issue.
+ * Commands: config (loom_config.c), up and down (loom_up.c), sweep
+ * (loom_sweep.c), pipeline (loom_pipeline.c).
  * `loom --version` prints "loom <version> (slurm <version>)".
  */
 #include "cli/loom_config.h"
+#include "cli/loom_pipeline.h"
+#include "cli/loom_sweep.h"
 #include "cli/loom_up.h"
 #include "common/log.h"
 
@@ -26,6 +28,12 @@ static const struct {
     {"up", loom_up_main,
      "up [--dir DIR] [--nodes N] [--gpus-per-node G] ...: start a local cluster"},
     {"down", loom_down_main, "down [--dir DIR]: stop the local cluster started there"},
+    {"sweep", loom_sweep_main,
+     "sweep [sbatch options] NAME=v1,v2 ... COMMAND: a parameter sweep as one job array;\n"
+     "    sweep status ID: its parameters against state, exit code and elapsed time"},
+    {"pipeline", loom_pipeline_main,
+     "pipeline FILE.json: named steps with their own resources as dependent jobs;\n"
+     "    pipeline status|cancel NAME-OR-ID"},
 };
 
 static void loom_usage(FILE *fp)
