@@ -472,6 +472,13 @@ static void null_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t 
 }
 GETTER(null)
 
+/* squeue --start's SCHEDNODES: the nodes backfill planned for a pending job. */
+static void sched_nodes_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_str(j, "sched_nodes", "(null)", out);
+}
+GETTER(sched_nodes)
+
 static void na_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
 {
     loom_sbuf_add(out, "N/A");
@@ -602,7 +609,7 @@ const loom_fmt_col_t loom_squeue_job_cols[] = {
     {'B', "BatchHost", "EXEC_HOST", 0, batch_host, 0},
     {'n', "ReqNodes", "REQ_NODES", 0, req_nodes, 0},
     {'x', "ExcNodes", "EXC_NODES", 0, exc_nodes, 0},
-    {'Y', "SchedNodes", "SCHEDNODES", 0, null, 0},
+    {'Y', "SchedNodes", "SCHEDNODES", 0, sched_nodes, 0},
     {'f', "Feature", "FEATURES", 0, features, 0},
     {'v', "Reservation", "RESERVATION", 0, reservation, 0},
     {'W', "Licenses", "LICENSES", 0, licenses, 0},

@@ -66,6 +66,7 @@ static const err_entry_t err_table[] = {
     {LOOM_ETOO_MANY_CPUS, "LOOM_ETOO_MANY_CPUS", "More processors requested than permitted"},
     {LOOM_ENODES_BUSY, "LOOM_ENODES_BUSY", "Requested nodes are busy"},
     {LOOM_ESTEP_LAUNCH, "LOOM_ESTEP_LAUNCH", "Task launch failed"},
+    {LOOM_EPART_GROUP, "LOOM_EPART_GROUP", "User's group not permitted to use this partition"},
 };
 
 static const err_entry_t *err_find(int code)

@@ -66,6 +66,7 @@ enum {
     LOOM_ETOO_MANY_CPUS, /* More processors requested than permitted */
     LOOM_ENODES_BUSY,    /* Requested nodes are busy (a step must wait) */
     LOOM_ESTEP_LAUNCH,   /* a step's tasks could not be launched on a node */
+    LOOM_EPART_GROUP,    /* User's group not permitted to use this partition (AllowGroups) */
     LOOM_EEND
 };
 

@@ -115,9 +115,10 @@ typedef struct ctld_job {
     loom_sched_gres_req_t *gres_req; /* names point into gres_list / gpus_list */
     size_t ngres_req;
     loom_gres_list_t gres_list, gpus_list;
-    bool *allowed;       /* per node: partition, exclude, features */
-    uint32_t *req_idx;   /* required nodes */
-    bool bad_constraint; /* no node can satisfy -C */
+    bool *allowed;             /* per node: partition, exclude, features */
+    uint32_t *req_idx;         /* required nodes */
+    bool bad_constraint;       /* no node can satisfy -C */
+    struct ctld_sched_job *sx; /* sched_job.c: GPU options, -C tree, partitions, plan (owned) */
     /* Job arrays (job_array.c). array_job_id is 0 for a plain job. The
      * array's meta record (id == array_job_id) holds, while two or more tasks
      * have not been split off, their indexes in array_pending (its
@@ -183,6 +184,7 @@ typedef struct ctld_sched {
     loom_sched_job_t *jobs; /* scratch, grown as needed */
     loom_sched_result_t *results;
     size_t cap;
+    struct ctld_sched_x *x; /* sched_x.h: priority and backfill state (owned) */
 } ctld_sched_t;
 
 struct ctld {

@@ -4,6 +4,7 @@
 #include "common/proto.h"
 #include "common/xalloc.h"
 #include "ctld/server.h"
+#include "ctld/sched_prio.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,8 @@ int ctld_dispatch_init(ctld_t *c, loom_err_t *err)
     int rc = dispatch_add(d, ctld_job_handlers, err);
     if (rc == 0)
         rc = dispatch_add(d, ctld_misc_handlers, err);
+    if (rc == 0)
+        rc = dispatch_add(d, ctld_sched_prio_handlers, err); /* job.prio (sched_prio.h) */
     c->dispatch = d;
     return rc;
 }

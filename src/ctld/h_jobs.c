@@ -21,6 +21,7 @@
 #include "ctld/job_state.h"
 #include "ctld/node_mgr.h"
 #include "ctld/sched_driver.h"
+#include "ctld/sched_prio.h"
 #include "ctld/step_launch.h"
 
 #include <signal.h>
@@ -53,9 +54,9 @@ static int h_jobs_enqueue(ctld_t *c, ctld_job_t *job, loom_err_t *err)
     if (ctld_array_is(job))
         job->array_job_id = id;            /* the master id: one record until tasks start */
     bool admin_prio = job->prio_base != 0; /* may go ahead of older jobs */
-    if (!admin_prio)
-        job->prio_base = ctld_job_next_prio(c);
-    job->priority = job->hold ? 0 : job->prio_base;
+    if (!admin_prio)                       /* 0 under multifactor: computed (sched_prio.h) */
+        job->prio_base = ctld_sched_prio_base(c);
+    job->priority = job->hold ? 0 : ctld_sched_initial_prio(c, job, job->submit_time);
     job->eligible_time = job->submit_time;
     job->reason = job->hold ? "JobHeldUser" : "None";
     json_t *ev =

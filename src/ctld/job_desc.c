@@ -11,6 +11,7 @@
 #include "ctld/job_array.h"
 #include "ctld/job_depend.h"
 #include "ctld/job_mgr.h"
+#include "ctld/sched_job.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -282,7 +283,7 @@ int ctld_job_build_req(ctld_t *c, ctld_job_t *job, loom_err_t *err)
         r->gpus_per_job = (uint32_t)job->gpus_list.v[0].count;
         r->gpus_type = job->gpus_list.v[0].type;
     }
-    return 0;
+    return ctld_sched_req_extend(c, job, err); /* GPU options, -C tree, partitions (sched_job.h) */
 }
 
 /* ---- fit and limits -------------------------------------------------------- */
@@ -369,7 +370,10 @@ int ctld_job_check_fit(ctld_t *c, ctld_job_t *job, loom_err_t *err)
 {
     const loom_conf_part_t *p = job->part->cfg;
     bool pends = false;
-    int rc = desc_part_limits(c, job, &pends, err);
+    int rc = ctld_sched_check_submit(c, job, err); /* AllowGroups, AllowAccounts */
+    if (rc < 0)
+        return rc;
+    rc = desc_part_limits(c, job, &pends, err);
     if (rc < 0)
         return rc;
     if (job->features && !desc_any_allowed(c, job))
@@ -698,6 +702,10 @@ int ctld_job_from_submit(ctld_t *c, const json_t *desc, const char *script, cons
     if (!json_is_object(desc))
         return loom_errf(err, -LOOM_EPROTO, "job.submit needs a job description object");
     ctld_job_t *job = ctld_job_new();
+    /* Kept from the start: the request's extras read it (sched_job.h). */
+    job->desc = json_deep_copy(desc);
+    json_object_del(job->desc, "env");
+    json_object_del(job->desc, "environment");
     int rc = desc_partition(c, desc, job, err);
     if (rc == 0)
         rc = desc_counts(desc, job, err);
@@ -723,9 +731,6 @@ int ctld_job_from_submit(ctld_t *c, const json_t *desc, const char *script, cons
         ctld_job_free(job);
         return desc_slurm_words(err, rc);
     }
-    job->desc = json_deep_copy(desc);
-    json_object_del(job->desc, "env");
-    json_object_del(job->desc, "environment");
     job->env = desc_env(desc, NULL);
     job->script = loom_xstrdup(script ? script : "");
     job->state = LOOM_JOB_PENDING;

@@ -4,6 +4,7 @@
 #include "common/rangeset.h"
 #include "ctld/job_array.h"
 #include "common/xalloc.h"
+#include "ctld/sched_job.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -258,6 +259,7 @@ void ctld_job_free(ctld_job_t *job)
     loom_gres_list_free(&job->gpus_list);
     free(job->allowed);
     free(job->req_idx);
+    ctld_sched_job_free(job);
     loom_sched_alloc_fini(&job->alloc);
     for (size_t i = 0; i < job->nsteps; i++)
         ctld_step_free(job->steps[i]);

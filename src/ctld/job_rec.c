@@ -7,6 +7,7 @@
 #include "ctld/job_array.h"
 #include "ctld/job_desc.h"
 #include "ctld/job_mgr.h"
+#include "ctld/sched_job.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -443,6 +444,7 @@ static json_t *rec_base(const ctld_t *c, const ctld_job_t *job, bool full)
     rec_tres(c, job, rec);
     if (job->alloc.nnodes)
         json_object_set_new(rec, "alloc", ctld_alloc_to_json(c, &job->alloc));
+    ctld_sched_rec_extra(c, job, rec, full); /* partitions, planned start (sched_job.h) */
     return rec;
 }
 

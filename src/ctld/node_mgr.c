@@ -12,6 +12,7 @@
 #include "ctld/job_ops.h"
 #include "ctld/job_state.h"
 #include "ctld/sched_driver.h"
+#include "ctld/sched_node.h"
 #include "ctld/server.h"
 
 #include <stdlib.h>
@@ -57,6 +58,7 @@ static void node_mgr_gres(ctld_t *c, ctld_node_t *n, loom_sched_node_t *sn)
         for (size_t i = 0; i < devs.n; i++) {
             const loom_gres_dev_t *d = &devs.v[i];
             loom_sched_node_add_gres(sn, d->name, d->type, d->file ? (int)d->index : -1, d->count);
+            ctld_sched_gres_cores(n, sn, sn->ngres - 1, d->cores); /* GPU affinity */
         }
         loom_gres_devlist_free(&devs);
         return;
@@ -95,6 +97,7 @@ static void node_mgr_init_node(ctld_t *c, size_t i)
     loom_sched_node_t *sn = &c->snodes[i];
     loom_sched_node_init(sn, cn->name, (uint32_t)cfg->cpus, (uint64_t)cfg->real_memory);
     sn->weight = (uint32_t)cfg->weight;
+    ctld_sched_node_setup(c, n, sn); /* topology, features (sched_node.h) */
     node_mgr_gres(c, n, sn);
     n->gres_text = cfg->gres_text ? loom_xstrdup(cfg->gres_text) : NULL;
     ctld_node_mgr_sync(c, n);

@@ -12,6 +12,10 @@
 #include "ctld/job_rec.h"
 #include "ctld/job_state.h"
 #include "ctld/node_mgr.h"
+#include "ctld/sched_bf.h"
+#include "ctld/sched_job.h"
+#include "ctld/sched_prio.h"
+#include "ctld/sched_x.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +92,8 @@ static void sched_start(ctld_t *c, ctld_job_t *job, const loom_sched_alloc_t *a,
         return;
     }
     loom_verbose("job %u started on %s", job->id, job->nodes);
+    ctld_sched_job_plan(c, job, 0, NULL);
+    ctld_bf_job_started(c, job);
     launch_ctx_t *lc = loom_xcalloc(1, sizeof(*lc));
     *lc = (launch_ctx_t){c, job->id, job->start_time};
     uint64_t seq = c->journal ? loom_journal_stats(c->journal)->last_seq : 0;
@@ -99,7 +105,7 @@ static void sched_start(ctld_t *c, ctld_job_t *job, const loom_sched_alloc_t *a,
     }
 }
 
-/* ---- eligibility and reasons ----------------------------------------------- */
+/* ---- eligibility, entries and reasons ---------------------------------------- */
 
 /* The reason a pending job cannot be considered now, or NULL (job_depend.h:
  * holds, begin time, dependencies, partition limits, array throttle). */
@@ -108,40 +114,148 @@ static const char *sched_ineligible(ctld_t *c, ctld_job_t *job, int64_t now)
     return ctld_job_ineligible(c, job, now);
 }
 
-static void sched_reserve(ctld_sched_t *s, size_t n)
+/* Can the job no longer end before its --deadline? */
+static bool sched_past_deadline(const ctld_job_t *job, int64_t now)
 {
-    if (n <= s->cap)
-        return;
-    s->cap = n + n / 2 + 64;
-    s->jobs = loom_xreallocarray(s->jobs, s->cap, sizeof(*s->jobs));
-    s->results = loom_xreallocarray(s->results, s->cap, sizeof(*s->results));
+    int64_t dl = job->sx ? job->sx->deadline : 0;
+    int64_t need =
+        job->time_min > 0 ? job->time_min * 60 : (job->time_limit > 0 ? job->time_limit * 60 : 0);
+    return dl && now + need > dl;
 }
 
-/* The pending jobs to look at, eligible ones into s->jobs; reasons for the rest. */
+/* --deadline: a pending job that can no longer end in time ends as DEADLINE.
+ * Walks backwards: the event moves the job off the pending array. */
+static void sched_deadlines(ctld_t *c, int64_t now)
+{
+    for (size_t i = c->jobs_pending.n; i-- > 0;) {
+        ctld_job_t *job = c->jobs_pending.v[i];
+        if (!sched_past_deadline(job, now) || loom_job_base(job->state) != LOOM_JOB_PENDING)
+            continue;
+        json_t *extra = json_pack("{s:i, s:I, s:s}", "exit_code", 0, "end_time", (json_int_t)now,
+                                  "reason", "DeadLine");
+        if (ctld_job_event(c, job, LOOM_JOB_EV_DEADLINE, extra, NULL) == 0)
+            loom_info("job %u cannot end before its deadline: DEADLINE", job->id);
+        if (i > c->jobs_pending.n)
+            i = c->jobs_pending.n;
+    }
+}
+
+/* Index of partition `part` among the job's partitions; SIZE_MAX when none. */
+static size_t sched_part_k(const ctld_job_t *job, uint32_t part)
+{
+    size_t np = job->sx && job->sx->nparts ? job->sx->nparts : 1;
+    for (size_t k = 0; k < np; k++) {
+        const ctld_part_t *p = job->sx && job->sx->nparts ? job->sx->parts[k] : job->part;
+        if (p->idx == part)
+            return k;
+    }
+    return SIZE_MAX;
+}
+
+static loom_sched_job_t sched_make_entry(ctld_job_t *job, size_t k, uint32_t slot)
+{
+    const ctld_part_t *p = job->sx && k < job->sx->nparts ? job->sx->parts[k] : job->part;
+    return (loom_sched_job_t){.job_id = job->id,
+                              .tier = (uint32_t)p->cfg->priority_tier,
+                              .priority = ctld_sched_prio_of(job, k),
+                              .submit_time = job->submit_time,
+                              .duration = job->time_limit < 0 ? -1 : job->time_limit * 60,
+                              .part = (uint32_t)p->idx,
+                              .slot = slot,
+                              .req = ctld_sched_job_req(job, k),
+                              .ctx = job};
+}
+
+/* Is a pending job eligible, and from which of its partitions on (*k0)? A
+ * partition limit of its first partition leaves the others. */
+static bool sched_eligible(ctld_t *c, ctld_job_t *job, int64_t now, bool set_reason, size_t *k0)
+{
+    if (loom_job_base(job->state) != LOOM_JOB_PENDING)
+        return false;
+    if (sched_past_deadline(job, now)) {
+        ctld_sched_trigger(c, true); /* the next full pass ends it (sched_deadlines) */
+        return false;
+    }
+    const char *why = sched_ineligible(c, job, now);
+    *k0 = 0;
+    if (why && !strncmp(why, "Partition", 9) && job->sx && job->sx->nparts > 1) {
+        *k0 = 1;
+        why = NULL;
+    }
+    if (why) {
+        if (set_reason)
+            ctld_job_set_reason(job, why);
+        return false;
+    }
+    ctld_sched_prio_update(c, job, now);
+    return true;
+}
+
+void ctld_sched_add_entries(ctld_t *c, ctld_job_t *job, int64_t now, bool set_reason,
+                            loom_sched_job_t **v, size_t *n, size_t *cap)
+{
+    size_t k0;
+    if (!sched_eligible(c, job, now, set_reason, &k0))
+        return;
+    /* A pending array offers up to that many tasks (job_array.h). */
+    uint32_t offers = ctld_array_startable(c, job);
+    size_t np = job->sx && job->sx->nparts ? job->sx->nparts : 1;
+    size_t want = *n + (size_t)offers * (np - k0);
+    if (want > *cap) {
+        *cap = want + want / 2 + 64;
+        *v = loom_xreallocarray(*v, *cap, sizeof(**v));
+    }
+    for (uint32_t o = 0; o < offers; o++) {
+        uint32_t slot = c->sched.x->next_slot++;
+        for (size_t k = k0; k < np; k++)
+            (*v)[(*n)++] = sched_make_entry(job, k, slot);
+    }
+}
+
+bool ctld_sched_entry(ctld_t *c, ctld_job_t *job, uint32_t part, int64_t now, loom_sched_job_t *out)
+{
+    size_t k0;
+    if (!sched_eligible(c, job, now, false, &k0))
+        return false;
+    size_t k = sched_part_k(job, part);
+    if (k == SIZE_MAX || k < k0)
+        return false;
+    *out = sched_make_entry(job, k, 0);
+    return true;
+}
+
+void ctld_sched_start_entry(ctld_t *c, ctld_job_t *job, uint32_t part, const loom_sched_alloc_t *a,
+                            int64_t now)
+{
+    /* An array task is split off its pending array first (job_array.h). */
+    job = ctld_array_take_task(c, job);
+    if (!job)
+        return;
+    if (part != job->part->idx && part < c->nparts) {
+        /* It runs in another of the partitions it named: that is its partition now. */
+        json_t *ev = json_pack("{s:s, s:I, s:{s:s}}", "ev", "job.update", "job_id",
+                               (json_int_t)job->id, "set", "partition", c->parts[part].cfg->name);
+        loom_err_t err = {0};
+        if (ctld_commit(c, ev, &err) < 0) {
+            loom_error("job %u: cannot move to partition %s: %s", job->id, c->parts[part].cfg->name,
+                       err.msg);
+            return;
+        }
+    }
+    sched_start(c, job, a, now);
+}
+
+/* The pending jobs to look at, their entries into s->jobs; reasons for the rest. */
 static size_t sched_collect(ctld_t *c, const ctld_vec_t *from, int64_t now)
 {
     ctld_sched_t *s = &c->sched;
-    sched_reserve(s, from->n);
-    size_t n = 0;
-    for (size_t i = 0; i < from->n; i++) {
-        ctld_job_t *job = from->v[i];
-        if (loom_job_base(job->state) != LOOM_JOB_PENDING)
-            continue;
-        const char *why = sched_ineligible(c, job, now);
-        if (why) {
-            ctld_job_set_reason(job, why);
-            continue;
-        }
-        /* A pending array offers up to that many tasks (job_array.h). */
-        uint32_t offers = ctld_array_startable(c, job);
-        sched_reserve(s, n + offers + (from->n - i));
-        for (uint32_t k = 0; k < offers; k++)
-            s->jobs[n++] = (loom_sched_job_t){.job_id = job->id,
-                                              .priority = job->priority,
-                                              .submit_time = job->submit_time,
-                                              .part = (uint32_t)job->part->idx,
-                                              .req = &job->req,
-                                              .ctx = job};
+    size_t n = 0, cap = s->cap;
+    c->sched.x->next_slot = 0;
+    for (size_t i = 0; i < from->n; i++)
+        ctld_sched_add_entries(c, from->v[i], now, true, &s->jobs, &n, &cap);
+    if (cap > s->cap) {
+        s->cap = cap;
+        s->results = loom_xreallocarray(s->results, s->cap, sizeof(*s->results));
     }
     return n;
 }
@@ -154,6 +268,8 @@ static void sched_unexamined(ctld_t *c, size_t from, size_t n)
     for (size_t i = from; i < n; i++) {
         ctld_job_t *job = s->jobs[i].ctx;
         uint32_t p = s->jobs[i].part;
+        if (loom_job_base(job->state) != LOOM_JOB_PENDING)
+            continue;
         if (s->part_blocked[p]) {
             ctld_job_set_reason(job, "Priority");
         } else {
@@ -173,26 +289,22 @@ static void sched_apply_results(ctld_t *c, size_t n, size_t examined, int64_t no
             loom_sched_alloc_release(c->snodes, c->nnodes, &s->results[i].alloc);
     for (size_t i = 0; i < examined; i++) {
         ctld_job_t *job = s->jobs[i].ctx;
-        switch (s->results[i].verdict) {
-        case LOOM_SCHED_STARTED:
-            /* An array task is split off its pending array first (job_array.h). */
-            job = ctld_array_take_task(c, job);
-            if (job)
-                sched_start(c, job, &s->results[i].alloc, now);
+        loom_sched_verdict_t v = s->results[i].verdict;
+        if (v == LOOM_SCHED_STARTED) {
+            ctld_sched_start_entry(c, job, s->jobs[i].part, &s->results[i].alloc, now);
             loom_sched_alloc_fini(&s->results[i].alloc);
-            break;
-        case LOOM_SCHED_NO_RESOURCES:
-            ctld_job_set_reason(job, "Resources");
-            break;
-        case LOOM_SCHED_NODES_UNAVAILABLE:
-            ctld_job_set_reason(job, CTLD_REASON_NODES_DOWN);
-            break;
-        case LOOM_SCHED_BAD_REQUEST:
-            ctld_job_set_reason(job, "BadConstraints");
-            break;
-        default:
-            ctld_job_set_reason(job, "Priority");
+            continue;
         }
+        if (v == LOOM_SCHED_DUPLICATE || loom_job_base(job->state) != LOOM_JOB_PENDING)
+            continue;
+        if (v == LOOM_SCHED_NO_RESOURCES)
+            ctld_job_set_reason(job, "Resources");
+        else if (v == LOOM_SCHED_NODES_UNAVAILABLE)
+            ctld_job_set_reason(job, CTLD_REASON_NODES_DOWN);
+        else if (v == LOOM_SCHED_BAD_REQUEST)
+            ctld_job_set_reason(job, "BadConstraints");
+        else
+            ctld_job_set_reason(job, "Priority");
     }
     sched_unexamined(c, examined, n);
 }
@@ -200,16 +312,21 @@ static void sched_apply_results(ctld_t *c, size_t n, size_t examined, int64_t no
 void ctld_sched_run(ctld_t *c)
 {
     ctld_sched_t *s = &c->sched;
+    if (!s->x)
+        return; /* after ctld_sched_fini */
     int64_t now = ctld_now();
     bool full = s->full;
     s->pending = false;
     s->full = false;
-    if (full)
+    if (full) {
         memset(s->part_blocked, 0, c->nparts * sizeof(bool));
+        sched_deadlines(c, now);
+    }
     size_t n = sched_collect(c, full ? &c->jobs_pending : &s->fresh, now);
     s->fresh.n = 0;
     loom_sched_sort(s->jobs, n);
-    loom_sched_pass_opts_t o = {.nparts = c->nparts, .part_blocked = s->part_blocked};
+    loom_sched_pass_opts_t o = {
+        .nparts = c->nparts, .part_blocked = s->part_blocked, .nslots = c->sched.x->next_slot};
     size_t examined = loom_sched_pass(c->snodes, c->nnodes, s->jobs, n, &o, s->results);
     sched_apply_results(c, n, examined, now);
     s->passes++;
@@ -227,8 +344,10 @@ static void sched_timer_cb(uv_timer_t *t)
 void ctld_sched_trigger(ctld_t *c, bool full)
 {
     ctld_sched_t *s = &c->sched;
-    if (full)
+    if (full) {
         s->full = true;
+        ctld_bf_released(c);
+    }
     if (s->pending || c->replaying || !s->timer.loop || c->shutting_down)
         return;
     s->pending = true;
@@ -259,12 +378,19 @@ void ctld_sched_init(ctld_t *c)
     c->sched.timer.data = c;
     c->sched.part_blocked = loom_xcalloc(c->nparts + 1, sizeof(bool));
     c->sched.full = true;
+    c->sched.x = loom_xcalloc(1, sizeof(*c->sched.x));
+    ctld_sched_prio_init(c);
+    ctld_bf_init(c);
 }
 
 void ctld_sched_fini(ctld_t *c)
 {
     if (c->sched.timer.loop && !uv_is_closing((uv_handle_t *)&c->sched.timer))
         uv_close((uv_handle_t *)&c->sched.timer, NULL);
+    ctld_bf_fini(c);
+    ctld_sched_prio_fini(c);
+    free(c->sched.x);
+    c->sched.x = NULL;
     free(c->sched.part_blocked);
     free(c->sched.jobs);
     free(c->sched.results);
@@ -277,28 +403,39 @@ void ctld_sched_fini(ctld_t *c)
 
 /* ---- --test-only ---------------------------------------------------------------- */
 
+/* Not within the backfill window: once the running jobs reach their limits. */
+static int64_t sched_test_fallback(ctld_t *c, ctld_job_t *job, int64_t now, loom_sched_alloc_t *a)
+{
+    int64_t when = now;
+    loom_sched_try_place(c->snodes, c->nnodes, &job->req, LOOM_SCHED_IGNORE_ALLOC, a);
+    for (size_t i = 0; i < c->jobs_running.n; i++) {
+        const ctld_job_t *r = c->jobs_running.v[i];
+        int64_t end = r->time_limit < 0 ? now + 365 * 86400 : r->start_time + r->time_limit * 60;
+        if (end > when)
+            when = end;
+    }
+    if (!a->nnodes)
+        loom_sched_try_place(c->snodes, c->nnodes, &job->req, LOOM_SCHED_IGNORE_USED, a);
+    return when;
+}
+
 void ctld_sched_test_only(ctld_t *c, ctld_job_t *job, json_t *reply)
 {
-    int64_t now = ctld_now(), when = now;
+    int64_t now = ctld_now();
     loom_sched_alloc_t a = {0};
-    if (loom_sched_try_place(c->snodes, c->nnodes, &job->req, 0, &a) < 0) {
-        /* Not now: once the running jobs of its nodes reach their limits. */
-        loom_sched_try_place(c->snodes, c->nnodes, &job->req, LOOM_SCHED_IGNORE_ALLOC, &a);
-        for (size_t i = 0; i < c->jobs_running.n; i++) {
-            const ctld_job_t *r = c->jobs_running.v[i];
-            int64_t end =
-                r->time_limit < 0 ? now + 365 * 86400 : r->start_time + r->time_limit * 60;
-            if (end > when)
-                when = end;
-        }
+    size_t k = 0;
+    int64_t when = ctld_bf_when(c, job, &k, &a);
+    if (!when) {
+        loom_sched_alloc_fini(&a);
+        when = sched_test_fallback(c, job, now, &a);
+        k = 0;
     }
-    if (!a.nnodes)
-        loom_sched_try_place(c->snodes, c->nnodes, &job->req, LOOM_SCHED_IGNORE_USED, &a);
+    const ctld_part_t *p = job->sx && k < job->sx->nparts ? job->sx->parts[k] : job->part;
     char *nodes = a.nnodes ? ctld_alloc_nodelist(c, &a) : loom_xstrdup("");
     json_object_set_new(reply, "start_time", json_integer(when));
     json_object_set_new(reply, "nodes", json_string(nodes));
     json_object_set_new(reply, "num_cpus", json_integer(a.nnodes ? a.ncpus : job->min_cpus));
-    json_object_set_new(reply, "partition", json_string(job->part->cfg->name));
+    json_object_set_new(reply, "partition", json_string(p->cfg->name));
     free(nodes);
     loom_sched_alloc_fini(&a);
 }

@@ -7,6 +7,13 @@
  * partition changes). Triggers are coalesced: at most one pass per loop turn
  * and per CTLD_SCHED_MIN_GAP_MS.
  *
+ * Order: partition PriorityTier, then priority (basic or multifactor,
+ * sched_prio.h), then submit time; a job that names several partitions is
+ * offered in each (sched_job.h) and starts in the first that fits, moved
+ * there by a journaled job.update. Backfill runs on its own timer
+ * (sched_bf.h); --deadline jobs that can no longer end in time become
+ * DEADLINE at the next full pass.
+ *
  * Cheap passes with a long queue: when nothing was freed since the last full
  * pass, only the jobs submitted since are looked at, against the partitions
  * that pass found blocked (a new job in a blocked partition just gets reason
@@ -45,6 +52,20 @@ void ctld_sched_submitted(ctld_t *c, ctld_job_t *job, bool ahead);
 void ctld_sched_node_up(ctld_t *c, ctld_node_t *n);
 /* Run a pass now (tests, and the timer). */
 void ctld_sched_run(ctld_t *c);
+
+/* Append a pending job's entries for a pass (one per array task it offers
+ * and partition it may use; one slot per task) when it is eligible; else,
+ * with set_reason, give it the reason. Multifactor priorities are brought
+ * up to date on the way. */
+void ctld_sched_add_entries(ctld_t *c, ctld_job_t *job, int64_t now, bool set_reason,
+                            loom_sched_job_t **v, size_t *n, size_t *cap);
+/* One entry of an eligible job in partition index part (backfill chunks). */
+bool ctld_sched_entry(ctld_t *c, ctld_job_t *job, uint32_t part, int64_t now,
+                      loom_sched_job_t *out);
+/* Start what a pass placed: the array task split off, the job moved to the
+ * partition it was placed in, the start journaled, the launch sent. */
+void ctld_sched_start_entry(ctld_t *c, ctld_job_t *job, uint32_t part, const loom_sched_alloc_t *a,
+                            int64_t now);
 
 /* sbatch --test-only: where and when the job would start. Fills reply. */
 void ctld_sched_test_only(ctld_t *c, ctld_job_t *job, json_t *reply);

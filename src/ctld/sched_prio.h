@@ -1,0 +1,54 @@
+/*
+ * sched_prio.h - job priorities for the controller: priority/basic (each new
+ * job one less than the last, as before) or priority/multifactor through
+ * src/sched/priority.h, and the job.prio request behind sprio
+ * (docs/proto/messages.md §3; CLI_SPEC §13 Priority* keys).
+ *
+ * Multifactor: a pending job's priority is computed per partition it may
+ * run in, at submission and then again every PriorityCalcPeriod (as
+ * slurmctld does), or at once when something changed it (nice, release, a
+ * move to another partition). A priority an administrator set (--priority,
+ * scontrol update Priority=) is kept: such jobs have prio_base != 0, the
+ * others prio_base == 0. Factors: age since the job became eligible (held,
+ * dependent and begin-time jobs do not age), job size over the whole
+ * cluster, the partition's PriorityJobFactor over the largest one, the TRES
+ * of PriorityWeightTRES over the partition's totals; QOS, association and
+ * fair-share are 0 until accounting feeds them (ctld_sched_prio_fairshare).
+ *
+ * job.prio (user role): {job_ids?, users?, partitions?} -> {"jobs": [...],
+ * "weights": {...}}: one entry per pending job and partition with the
+ * normalised factors; sprio weights them itself.
+ *
+ * Entry points: ctld_sched_prio_init/_fini, ctld_sched_multifactor,
+ * ctld_sched_prio_base, ctld_sched_initial_prio, ctld_sched_prio_update,
+ * ctld_sched_prio_of, ctld_sched_prio_handlers.
+ */
+#ifndef LOOM_CTLD_SCHED_PRIO_H
+#define LOOM_CTLD_SCHED_PRIO_H
+
+#include "ctld/ctld.h"
+#include "ctld/dispatch.h"
+
+/* Read the Priority* keys (and partitions' totals) from c->conf. */
+void ctld_sched_prio_init(ctld_t *c);
+void ctld_sched_prio_fini(ctld_t *c);
+bool ctld_sched_multifactor(const ctld_t *c);
+
+/* prio_base for a new job without an admin priority: the next basic
+ * priority, or 0 (computed) under multifactor. */
+uint32_t ctld_sched_prio_base(ctld_t *c);
+/* The priority a new job starts with (not held). */
+uint32_t ctld_sched_initial_prio(ctld_t *c, ctld_job_t *job, int64_t now);
+/* Recompute a pending job's priorities when due (multifactor only). */
+void ctld_sched_prio_update(ctld_t *c, ctld_job_t *job, int64_t now);
+/* The job's priority in its k-th partition (sched_job.h). */
+uint32_t ctld_sched_prio_of(const ctld_job_t *job, size_t k);
+
+/* The fair-share factor of a job's association, in [0, 1]. The accounting
+ * issue feeds it; until then every job gets 0 (Slurm's value for a job
+ * without an association), which orders no job before another. */
+double ctld_sched_prio_fairshare(const ctld_t *c, const ctld_job_t *job);
+
+extern const ctld_handler_t ctld_sched_prio_handlers[];
+
+#endif
