@@ -90,6 +90,7 @@ typedef struct srun {
     int64_t first_exit_ms; /* -W: when the first task ended */
     int64_t next_poll_ms;  /* job state check */
     int64_t hello_deadline_ms;
+    int64_t give_up_ms; /* after a node failure: stop waiting for any node */
     bool killing, aborted, pty, tty_raw;
     struct termios tty_saved;
     int kill_wait;

@@ -217,6 +217,11 @@ static void ctl_give_up(srun_t *s, bool only_lost, int status)
         if (n->done || (only_lost && !n->lost && n->hello))
             continue;
         n->lost = true;
+        if (n->fd >= 0) { /* nothing more will come from there */
+            close(n->fd);
+            n->fd = -1;
+        }
+        loom_sbuf_reset(&n->out);
         for (uint32_t r = 0; r < s->ntasks; r++)
             if (s->tasks[r].node == i && !s->tasks[r].exited) {
                 s->tasks[r].exited = true;
@@ -226,8 +231,31 @@ static void ctl_give_up(srun_t *s, bool only_lost, int status)
     }
 }
 
+/* The step's nodes the controller has set DOWN: their supervisors are gone
+ * even when their connections have not said so (a host cut off the network). */
+static void ctl_down_nodes(srun_t *s)
+{
+    json_t *body = json_pack("{s:s}", "nodes", s->step_nodes), *reply = NULL;
+    loom_cli_call(&s->cli, "node.info", body, &reply, NULL);
+    json_decref(body);
+    size_t i;
+    json_t *n;
+    json_array_foreach(json_object_get(reply, "nodes"), i, n)
+    {
+        json_t *st = json_object_get(n, "state");
+        const char *base =
+            json_is_array(st) ? json_string_value(json_array_get(st, 0)) : json_string_value(st);
+        const char *name = json_string_value(json_object_get(n, "name"));
+        for (uint32_t k = 0; base && name && strncmp(base, "DOWN", 4) == 0 && k < s->nnodes; k++)
+            if (strcmp(s->nodes[k].name, name) == 0 && !s->nodes[k].done)
+                s->nodes[k].lost = true;
+    }
+    json_decref(reply);
+}
+
 static void ctl_node_failure(srun_t *s)
 {
+    ctl_down_nodes(s);
     loom_sbuf_t names = LOOM_SBUF_INIT;
     for (uint32_t i = 0; i < s->nnodes; i++)
         if (s->nodes[i].lost && !s->nodes[i].done)
@@ -239,6 +267,8 @@ static void ctl_node_failure(srun_t *s)
     ctl_give_up(s, true, SIGKILL);
     if (s->exit_override < 0)
         s->exit_override = 1;
+    /* The nodes still up have KillWait to say their tasks ended. */
+    s->give_up_ms = srun_now_ms() + (int64_t)(s->kill_wait + 2) * 1000;
 }
 
 static void ctl_poll_job(srun_t *s, int64_t now)
@@ -270,6 +300,8 @@ static void ctl_poll_job(srun_t *s, int64_t now)
 void srun_ctl_tick(srun_t *s)
 {
     int64_t now = srun_now_ms();
+    if (s->give_up_ms && now >= s->give_up_ms)
+        ctl_give_up(s, false, SIGKILL);
     ctl_wait(s, now);
     ctl_poll_job(s, now);
     if (!s->hello_deadline_ms)

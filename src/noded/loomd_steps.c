@@ -154,15 +154,17 @@ typedef struct steps_fwd {
     loom_noded_t *n;
     loom_conn_t *from; /* who asked (NULL: nobody waits) */
     uint64_t serial;
-    json_t *req; /* the request to answer */
-    json_t *msg; /* what the supervisor gets */
-    loom_conn_t *stepd;
+    json_t *req;       /* the request to answer */
+    json_t *msg;       /* what the supervisor gets */
+    loom_conn_t *conn; /* to the supervisor, once connected */
+    bool answered;
 } steps_fwd_t;
 
+/* Lifetime: without a connection the forward is freed where it fails; with
+ * one, by the connection's close callback (which runs after every reply
+ * callback, also when the connection ends first). */
 static void steps_fwd_free(steps_fwd_t *f)
 {
-    if (f->stepd)
-        loom_conn_close(f->stepd);
     json_decref(f->req);
     json_decref(f->msg);
     free(f);
@@ -170,6 +172,9 @@ static void steps_fwd_free(steps_fwd_t *f)
 
 static void steps_answer(steps_fwd_t *f, json_t *payload, int rc, const char *msg)
 {
+    if (f->answered)
+        return;
+    f->answered = true;
     if (!f->from || !loom_noded_peer_alive(f->n, f->from, f->serial))
         return;
     json_t *reply = loom_msg_reply(f->req, rc, "%s", msg ? msg : "");
@@ -193,15 +198,17 @@ static void steps_fwd_replied(void *arg, json_t *reply)
     const char *msg = NULL;
     int rc = reply ? loom_msg_rc(reply, &msg) : -LOOM_ECONNECT;
     steps_answer(f, reply, rc, reply ? msg : "the step's supervisor went away");
-    f->stepd = NULL; /* closing after its own callback */
-    steps_fwd_free(f);
+    /* The close callback frees f: now, or (reply == NULL: the connection is
+     * already ending) right after this. */
+    if (reply)
+        loom_conn_close(f->conn);
 }
 
 static void steps_fwd_closed(loom_conn_t *c, int status, void *arg)
 {
     steps_fwd_t *f = arg;
-    if (f->stepd == c)
-        f->stepd = NULL;
+    steps_answer(f, NULL, -LOOM_ECONNECT, "the step's supervisor went away");
+    steps_fwd_free(f);
 }
 
 static void steps_fwd_connected(void *arg, loom_conn_t *c, int status)
@@ -212,11 +219,9 @@ static void steps_fwd_connected(void *arg, loom_conn_t *c, int status)
         steps_fwd_free(f);
         return;
     }
-    f->stepd = c;
-    if (loom_conn_request(c, f->msg, steps_fwd_replied, f) < 0) {
-        steps_answer(f, NULL, -LOOM_ECONNECT, "the step's supervisor went away");
-        steps_fwd_free(f);
-    }
+    f->conn = c;
+    if (loom_conn_request(c, f->msg, steps_fwd_replied, f) < 0)
+        loom_conn_close(c); /* answered and freed by the close callback */
 }
 
 /* Send msg (stolen) to the supervisor of job.step; answer req on from when given. */

@@ -193,15 +193,16 @@ class Hosts:
                               cwd=str(self.root / "work"))
 
     def kill_host(self, host):
-        """The host is lost: everything in it dies and its link goes down."""
-        pids = self.exec(host, "ip", "netns", "pids", self.ns[host], check=False).stdout.split()
+        """The host is lost: its link goes down, then everything in it dies
+        (so no connection of it is closed cleanly: the others must notice)."""
+        idx = self.NAMES.index(host)
+        _sh("ip", "link", "set", "lmo%s%d" % (self.tag, idx), "down", check=False)
+        pids = _sh("ip", "netns", "pids", self.ns[host], check=False).stdout.split()
         for pid in pids:
             try:
                 os.kill(int(pid), signal.SIGKILL)
             except OSError:
                 pass
-        idx = self.NAMES.index(host)
-        _sh("ip", "link", "set", "lmo%s%d" % (self.tag, idx), "down", check=False)
 
     def logs(self):
         out = []
