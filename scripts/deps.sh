@@ -5,7 +5,9 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
       libuv1-dev libjansson-dev libssl-dev libcmocka-dev libsqlite3-dev libpq-dev
       postgresql python3 python3-pytest python-is-python3
-      libmunge-dev munge iproute2)  # munge: AuthType=auth/munge; iproute2: the multi-host test
+      libmunge-dev munge iproute2 mpich libmpich-dev)
+# munge: AuthType=auth/munge; iproute2: the multi-host test; mpich: srun --mpi=pmi2
+# and mpiexec inside an allocation are tested with a real MPI (test_srun.py)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -9,6 +9,10 @@
  * later message is a 6-character decimal length followed by
  * "cmd=<name>;key=value;...;" (a ';' inside a value is written ";;").
  *
+ * MPICH's default client speaks PMI-1 over the same PMI_FD ("cmd=init
+ * pmi_version=1", then newline-terminated "cmd=get_maxes", "put", "get",
+ * "barrier_in", ...): it is served too, on the same table and fences.
+ *
  * Served: fullinit, job-getid, info-putnodeattr / info-getnodeattr (node-
  * local, wait=TRUE blocks until some task puts the key), info-getjobattr
  * (PMI_process_mapping, universeSize), kvs-put, kvs-get, kvs-fence,
@@ -42,6 +46,7 @@ typedef struct pmi2_client {
     bool open;
     loom_sbuf_t in;
     bool in_fence;
+    bool v1;        /* a PMI-1 client (MPICH's default simple PMI) */
     char *wait_key; /* info-getnodeattr wait=TRUE on this key */
 } pmi2_client_t;
 
@@ -185,7 +190,10 @@ void loom_pmi2_from_srun(loom_pmi2_t *p, const json_t *msg)
         if (!p->cl[i].in_fence)
             continue;
         p->cl[i].in_fence = false;
-        pmi2_reply(&p->cl[i], "kvs-fence-response", 0, NULL);
+        if (p->cl[i].v1)
+            pmi2_send_raw(&p->cl[i], "cmd=barrier_out rc=0\n", 21);
+        else
+            pmi2_reply(&p->cl[i], "kvs-fence-response", 0, NULL);
     }
 }
 
@@ -304,6 +312,106 @@ static void pmi2_command(pmi2_client_t *c, const pmi2_kv_t *kv)
     }
 }
 
+/* ---------------------------------------------------------------- PMI-1 */
+
+/* "cmd=put kvsname=k key=a value=b" -> pairs (a '\' escapes the next byte). */
+static void pmi1_parse(const char *line, size_t len, pmi2_kv_t *kv)
+{
+    size_t i = 0;
+    while (i < len) {
+        while (i < len && line[i] == ' ')
+            i++;
+        loom_sbuf_t key = LOOM_SBUF_INIT, val = LOOM_SBUF_INIT;
+        while (i < len && line[i] != '=' && line[i] != ' ')
+            loom_sbuf_addc(&key, line[i++]);
+        if (i < len && line[i] == '=')
+            for (i++; i < len && line[i] != ' '; i++) {
+                if (line[i] == '\\' && i + 1 < len)
+                    i++;
+                loom_sbuf_addc(&val, line[i]);
+            }
+        if (key.len) {
+            loom_strv_take(&kv->keys, loom_sbuf_detach(&key));
+            loom_strv_take(&kv->vals, loom_sbuf_detach(&val));
+        }
+        loom_sbuf_free(&key);
+        loom_sbuf_free(&val);
+    }
+}
+
+static void pmi1_send(pmi2_client_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void pmi1_send(pmi2_client_t *c, const char *fmt, ...)
+{
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    loom_sbuf_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    loom_sbuf_addc(&sb, '\n');
+    pmi2_send_raw(c, sb.buf, sb.len);
+    loom_sbuf_free(&sb);
+}
+
+/* A value, with the job attributes PMI-1 reads as keys (PMI_process_mapping). */
+static char *pmi1_lookup(loom_pmi2_t *p, const char *key)
+{
+    if (key && strcmp(key, "PMI_process_mapping") == 0)
+        return loom_pmi2_mapping(p->s->body);
+    const char *v = key ? json_string_value(json_object_get(p->kvs, key)) : NULL;
+    if (!v && key)
+        v = json_string_value(json_object_get(p->pending, key));
+    return v ? loom_xstrdup(v) : NULL;
+}
+
+/* MPICH's simple PMI-1: the same table and fences, another wire format. */
+static void pmi1_line(pmi2_client_t *c, const char *line, size_t len)
+{
+    loom_pmi2_t *p = c->p;
+    pmi2_kv_t kv = {LOOM_STRV_INIT, LOOM_STRV_INIT};
+    pmi1_parse(line, len, &kv);
+    const char *cmd = pmi2_get(&kv, "cmd"), *key = pmi2_get(&kv, "key");
+    const char *ver = pmi2_get(&kv, "pmi_version");
+    unsigned size = (unsigned)p->s->step_ntasks;
+    if (!cmd) {
+    } else if (strcmp(cmd, "init") == 0) {
+        c->v1 = !ver || strcmp(ver, "2") != 0; /* PMI-2 clients say hello this way too */
+        pmi1_send(c, "cmd=response_to_init pmi_version=%s pmi_subversion=%s rc=0",
+                  c->v1 ? "1" : "2", c->v1 ? "1" : "0");
+    } else if (strcmp(cmd, "get_maxes") == 0) {
+        pmi1_send(c, "cmd=maxes kvsname_max=256 keylen_max=256 vallen_max=1024 rc=0");
+    } else if (strcmp(cmd, "get_appnum") == 0) {
+        pmi1_send(c, "cmd=appnum appnum=0 rc=0");
+    } else if (strcmp(cmd, "get_universe_size") == 0) {
+        pmi1_send(c, "cmd=universe_size size=%u rc=0", size);
+    } else if (strcmp(cmd, "get_my_kvsname") == 0) {
+        pmi1_send(c, "cmd=my_kvsname kvsname=%u.%u rc=0", (unsigned)p->s->job_id,
+                  (unsigned)p->s->step_id);
+    } else if (strcmp(cmd, "put") == 0 && key) {
+        const char *val = pmi2_get(&kv, "value");
+        json_object_set_new(p->pending, key, json_string(val ? val : ""));
+        pmi1_send(c, "cmd=put_result rc=0 msg=success");
+    } else if (strcmp(cmd, "get") == 0) {
+        char *v = pmi1_lookup(p, key);
+        if (v)
+            pmi1_send(c, "cmd=get_result rc=0 msg=success value=%s", v);
+        else
+            pmi1_send(c, "cmd=get_result rc=-1 msg=key_%s_not_found", key ? key : "");
+        free(v);
+    } else if (strcmp(cmd, "barrier_in") == 0) {
+        pmi2_fence(c);
+    } else if (strcmp(cmd, "finalize") == 0) {
+        pmi1_send(c, "cmd=finalize_ack rc=0");
+    } else if (strcmp(cmd, "abort") == 0) {
+        loom_error("step %u.%u: task %u called PMI_Abort", p->s->job_id, p->s->step_id,
+                   (unsigned)c->t->rank);
+        loom_step_terminate(p->s, "", 0, SIGKILL);
+    } else {
+        pmi1_send(c, "cmd=%s_result rc=-1 msg=not_supported", cmd);
+    }
+    pmi2_kv_free(&kv);
+}
+
 /* ----------------------------------------------------------------- input */
 
 /* One complete message at the start of c->in: its length, 0 if incomplete, -1 bad. */
@@ -311,20 +419,11 @@ static long pmi2_next(pmi2_client_t *c, pmi2_kv_t *kv)
 {
     const char *b = c->in.buf;
     size_t len = c->in.len;
-    if (len >= 4 && strncmp(b, "cmd=", 4) == 0) { /* the PMI-1 style init line */
+    if (len >= 4 && strncmp(b, "cmd=", 4) == 0) { /* a PMI-1 wire line */
         const char *nl = memchr(b, '\n', len);
         if (!nl)
-            return len > 4096 ? -1 : 0;
-        char pmi_version[8] = "2";
-        const char *v = strstr(b, "pmi_version=");
-        if (v && v < nl)
-            snprintf(pmi_version, sizeof(pmi_version), "%.*s", (int)strspn(v + 12, "0123456789"),
-                     v + 12);
-        char line[128];
-        int n =
-            snprintf(line, sizeof(line),
-                     "cmd=response_to_init pmi_version=%s pmi_subversion=0 rc=0\n", pmi_version);
-        pmi2_send_raw(c, line, (size_t)n);
+            return len > PMI2_MAX_MSG ? -1 : 0;
+        pmi1_line(c, b, (size_t)(nl - b));
         return nl - b + 1;
     }
     if (len < 6)
@@ -393,7 +492,7 @@ static void pmi2_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 loom_pmi2_t *loom_pmi2_create(loom_step_t *s)
 {
     const char *mpi = json_string_value(json_object_get(s->body, "mpi"));
-    if (!mpi || strcmp(mpi, "pmi2") != 0)
+    if (!mpi || (strcmp(mpi, "pmi2") != 0 && strcmp(mpi, "pmi") != 0 && strcmp(mpi, "pmi1") != 0))
         return NULL;
     loom_pmi2_t *p = loom_xcalloc(1, sizeof(*p));
     p->s = s;

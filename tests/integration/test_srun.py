@@ -346,6 +346,41 @@ print(rank, size, jobid == os.environ["PMI_JOBID"], ",".join(cards), mapping)
 '''
 
 
+MPI_HELLO = r"""
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    int rank, size, sum = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    printf("rank %d of %d sum %d\n", rank, size, sum);
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+
+def test_real_mpich(cluster):
+    """MPICH (Debian's mpich): MPI_Init through srun --mpi=pmi2 (its simple
+    PMI client speaks PMI-1 over PMI_FD), and its own launcher, mpiexec,
+    inside an allocation (hydra starts its proxies with srun)."""
+    import shutil
+    if not shutil.which("mpicc") or not shutil.which("mpiexec"):
+        pytest.skip("MPICH is not installed (apt-get install mpich libmpich-dev)")
+    src = cluster.work / "hello.c"
+    src.write_text(MPI_HELLO)
+    exe = cluster.work / "mpi_hello"
+    subprocess.run(["mpicc", "-o", str(exe), str(src)], check=True, capture_output=True)
+    want = ["rank %d of 4 sum 6" % i for i in range(4)]
+    p = srun(cluster, "--mpi=pmi2", "-N2", "-n4", str(exe), timeout=90)
+    assert p.returncode == 0 and sorted(lines(p.stdout)) == want, p.stdout + p.stderr
+    p = cluster.run("salloc", "-N2", "-n4", "mpiexec", "-n", "4", str(exe), timeout=90)
+    assert p.returncode == 0 and sorted(lines(p.stdout)) == want, p.stdout + p.stderr
+
+
 def test_mpi_pmi2(cluster):
     prog = cluster.work / "pmi2_client.py"
     prog.write_text(PMI2_CLIENT)
