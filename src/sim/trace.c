@@ -10,7 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
-#define TRACE_MAX_LINE 4096
+#define TRACE_MAX_LINE  4096
+#define TRACE_MAX_VALUE 1e12 /* seconds, KB, ids: larger is not a trace but noise */
+#define TRACE_MAX_UNITS 1e7  /* processors, CPUs, GPUs of one job */
 
 uint32_t loom_sim_rand(loom_sim_rng_t *r, uint32_t n)
 {
@@ -89,10 +91,16 @@ static int swf_job(const char *line, size_t lineno, loom_sim_trace_t *t, loom_er
     if (n < 12 || *p)
         return loom_errf(err, -EINVAL, "SWF line %zu: expected 18 numeric fields: '%.60s'", lineno,
                          line);
+    for (int i = 0; i < n; i++)
+        if (!isfinite(f[i]) || f[i] > TRACE_MAX_VALUE || f[i] < -1 ||
+            ((i == 4 || i == 7) && f[i] > TRACE_MAX_UNITS) ||
+            ((i == 0 || i == 11) && f[i] > UINT32_MAX))
+            return loom_errf(err, -EINVAL, "SWF line %zu: field %d out of range: '%.60s'", lineno,
+                             i + 1, line);
     int64_t procs = f[7] > 0 ? (int64_t)f[7] : (int64_t)f[4];
     if (procs <= 0 || f[3] < 0)
         return 0; /* never ran */
-    loom_sim_job_t j = {.id = (uint32_t)f[0],
+    loom_sim_job_t j = {.id = f[0] > 0 ? (uint32_t)f[0] : 0,
                         .submit = (int64_t)f[1],
                         .runtime = (int64_t)f[3] > 0 ? (int64_t)f[3] : 1,
                         .cpus = (uint32_t)procs,
@@ -173,13 +181,18 @@ static int csv_row(const char *line, size_t lineno, const int *map, size_t nf, l
     for (size_t i = 0; i < nf; i++) {
         char *end;
         double x = strtod(p, &end);
-        if (end == p || x < 0 || (*end && *end != ',' && *end != '\r'))
+        if (end == p || !isfinite(x) || x < 0 || x > TRACE_MAX_VALUE ||
+            (*end && *end != ',' && *end != '\r'))
             return loom_errf(err, -EINVAL, "CSV line %zu: field %zu is not a number: '%.60s'",
                              lineno, i + 1, line);
         if (map[i] >= 0)
             v[map[i]] = x;
         p = *end == ',' ? end + 1 : end;
     }
+    if (v[COL_GPUS] > TRACE_MAX_UNITS || v[COL_CPUS] > TRACE_MAX_UNITS || v[COL_ID] > UINT32_MAX ||
+        v[COL_USER] > UINT32_MAX)
+        return loom_errf(err, -EINVAL, "CSV line %zu: a count is out of range: '%.60s'", lineno,
+                         line);
     loom_sim_job_t j = {.id = (uint32_t)v[COL_ID],
                         .submit = (int64_t)v[COL_SUBMIT],
                         .runtime = v[COL_DURATION] >= 1 ? (int64_t)v[COL_DURATION] : 1,
