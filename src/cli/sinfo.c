@@ -35,6 +35,7 @@
 
 typedef struct sinfo_opts {
     bool node_mode, long_fmt, summarize, reasons, noheader, exact, responding, dead, json;
+    bool all; /* -a: hidden partitions too */
     char *format, *format_long, *sort, *nodes;
     loom_strv_t parts;
     uint32_t *states;
@@ -155,6 +156,8 @@ static int sinfo_option(sinfo_t *s, int c, const char *arg)
 {
     switch (c) {
     case 'a':
+        s->o.all = true;
+        break;
     case 'M':
     case OPT_IGNORE:
         break;
@@ -305,6 +308,8 @@ static void sinfo_build_parts(sinfo_t *s)
     s->parts = loom_xcalloc(n_conf + json_array_size(recs) + 1, sizeof(*s->parts));
     for (size_t i = 0; i < n_conf; i++) {
         const loom_conf_part_t *c = &s->conf->parts[i];
+        if (c->hidden && !s->o.all)
+            continue; /* Hidden=YES: only with -a, as sinfo does */
         s->parts[s->n_parts++] =
             (loom_sinfo_part_t){c->name, sinfo_find(recs, c->name), c, s->n_parts};
     }

@@ -168,8 +168,12 @@ def test_tiers_and_partition_choice(make_cluster):
     parts = ["PartitionName=low Nodes=node1 Default=YES MaxTime=INFINITE State=UP",
              "PartitionName=high Nodes=node1 MaxTime=INFINITE State=UP PriorityTier=5",
              "PartitionName=other Nodes=node2 MaxTime=INFINITE State=UP",
-             "PartitionName=closed Nodes=node2 MaxTime=INFINITE State=DOWN"]
+             "PartitionName=closed Nodes=node2 MaxTime=INFINITE State=DOWN",
+             "PartitionName=secret Nodes=node2 MaxTime=INFINITE State=UP Hidden=YES"]
     c = make_cluster(nodes=2, cpus=2, gpus=0, partitions=parts)
+    # Hidden=YES: sinfo lists it only with -a
+    assert "secret" not in c.run("sinfo", "-h", "-o", "%P").stdout.split()
+    assert "secret" in c.run("sinfo", "-a", "-h", "-o", "%P").stdout.split()
     blocker = c.submit(SLEEP % 30, ntasks=2, partition="low")["job_id"]
     c.wait_job(blocker, "RUNNING")
     low = c.submit(SLEEP % 1, ntasks=2, partition="low")["job_id"]
