@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
-scripts/deps.sh
+bash scripts/deps.sh
 echo "=== building Loom (release preset)"
 cmake --preset release >/dev/null
 if ! cmake --build --preset release -j "$(nproc 2>/dev/null || echo 2)" >/tmp/loom-demo-build.log 2>&1; then

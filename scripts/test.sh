@@ -4,7 +4,7 @@
 # last, so the output ends with CTest's summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
+bash scripts/deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 status=0
 # release is built too (not tested twice): -O2 finds warnings the Debug builds miss.
@@ -15,8 +15,8 @@ for preset in dev asan-ubsan release; do
 done
 # The accounting tests run against SQLite and against this PostgreSQL server.
 pgdir=$(mktemp -d /tmp/loom-test-pg.XXXXXX)
-trap 'scripts/pg-server.sh stop "$pgdir"; rm -rf "$pgdir"' EXIT
-if LOOM_TEST_PGSQL=$(scripts/pg-server.sh start "$pgdir"); then
+trap 'bash scripts/pg-server.sh stop "$pgdir"; rm -rf "$pgdir"' EXIT
+if LOOM_TEST_PGSQL=$(bash scripts/pg-server.sh start "$pgdir"); then
   export LOOM_TEST_PGSQL
 else
   echo "PostgreSQL did not start (see $pgdir/server.log): its tests will fail"
