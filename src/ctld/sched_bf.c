@@ -203,7 +203,7 @@ static void bf_apply(ctld_t *c, ctld_bf_run_t *r, loom_sched_job_t *e, loom_sche
 /* One chunk: up to CTLD_BF_CHUNK entries whose jobs are still pending. */
 static void bf_chunk(ctld_t *c, ctld_bf_run_t *r)
 {
-    loom_sched_job_t v[CTLD_BF_CHUNK];
+    loom_sched_job_t v[CTLD_BF_CHUNK] = {0}; /* gcc -O2 cannot see ctld_sched_entry fill them */
     loom_sched_bf_result_t res[CTLD_BF_CHUNK];
     size_t m = 0;
     for (; r->next < r->n && m < CTLD_BF_CHUNK; r->next++) {
