@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ports import free_port  # noqa: F401 (tests import it from here)
+
 import pytest
 
 SOURCE = Path(os.environ.get("LOOM_SOURCE_DIR", Path(__file__).resolve().parents[2]))
@@ -38,13 +40,6 @@ BUILD = Path(os.environ.get("LOOM_BUILD_DIR", SOURCE / "build" / "dev"))
 BIN = BUILD / "bin"
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:", "LeakSanitizer")
 START_TIMEOUT = 30.0
-
-
-def free_port():
-    """A TCP port nobody listens on now (bind to 0 and let the kernel choose)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def have(binary):

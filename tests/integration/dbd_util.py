@@ -11,16 +11,10 @@ import struct
 import subprocess
 import time
 
+from ports import free_port
+
 BUILD = os.environ.get("LOOM_BUILD_DIR", os.path.join(os.path.dirname(__file__), "../../build/dev"))
 BIN = os.path.join(BUILD, "bin")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def pg_admin(sql):

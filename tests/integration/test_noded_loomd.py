@@ -22,20 +22,14 @@ import threading
 import time
 from pathlib import Path
 
+from ports import free_port
+
 import pytest
 
 BUILD = Path(os.environ.get("LOOM_BUILD_DIR", "build/dev"))
 LOOMD = BUILD / "bin" / "loomd"
 
 pytestmark = pytest.mark.skipif(not LOOMD.exists(), reason=f"{LOOMD} not built")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def encode(obj, key):
