@@ -2,11 +2,13 @@
  * fuzz_ctld_desc.c - the controller's handling of job descriptions, the part
  * of job.submit that users control: defaults and validation (job_desc.c),
  * the scheduling request and an ever-fits placement (src/sched), records and
- * their round trip (job_rec.c), dependencies and --test-only.
+ * their round trip (job_rec.c), dependencies (job_depend.c), arrays split,
+ * dropped and resolved (job_array.c) and --test-only.
  * Input: the JSON text of a description (messages.md §2).
  */
 #include "common/proto.h"
 #include "ctld/ctld.h"
+#include "ctld/job_array.h"
 #include "ctld/job_depend.h"
 #include "ctld/job_desc.h"
 #include "ctld/job_mgr.h"
@@ -17,6 +19,33 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* An array goes into the table: a few tasks split off, some dropped, a set
+ * resolved, the record written and read back (job_array.c). Takes job. */
+static void fuzz_array(ctld_t *c, ctld_job_t *job)
+{
+    loom_err_t err = {0};
+    job->id = ctld_jobs_next_id(c, &err);
+    job->array_job_id = job->id;
+    ctld_jobs_insert(c, job);
+    ctld_jobs_advance_id(c, job->id);
+    for (int i = 0; i < 3; i++)
+        ctld_array_take_task(c, job);
+    loom_rangeset_t set = LOOM_RANGESET_INIT;
+    ctld_vec_t out = {0};
+    if (loom_rangeset_parse("0-2,5,7-9", 100, &set, NULL) >= 0) {
+        ctld_array_resolve(c, job->id, "1-6", true, &out, NULL, &err);
+        ctld_array_drop_tasks(c, job, &set, &err);
+    }
+    ctld_array_startable(c, job);
+    json_t *rec = ctld_job_record(c, job, CTLD_REC_FULL);
+    ctld_job_t *back = NULL;
+    if (ctld_job_from_record(c, rec, &back, &err) == 0)
+        ctld_job_free(back);
+    json_decref(rec);
+    ctld_vec_free(&out);
+    loom_rangeset_free(&set);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -72,7 +101,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ctld_job_t *job = NULL;
     if (ctld_job_from_submit(&c, desc, "#!/bin/sh\ntrue\n", &peer, 1000000, &job, &err) == 0) {
         fuzz_job(&c, job);
-        ctld_job_free(job);
+        if (ctld_array_is(job))
+            fuzz_array(&c, job);
+        else
+            ctld_job_free(job);
     }
     ctld_node_mgr_fini(&c);
     ctld_jobs_fini(&c);

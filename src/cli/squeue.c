@@ -790,6 +790,9 @@ static json_t *squeue_materialize(const squeue_rows_t *rows)
 static int squeue_fetch(squeue_t *q, json_t **jobs)
 {
     json_t *body = json_pack("{s:b}", "steps", q->o.steps), *reply = NULL;
+    /* The default state set is the controller's "active" filter (messages.md §3). */
+    if (!q->o.all_states && q->o.n_states == 0 && !q->o.jobs_given)
+        json_object_set_new(body, "active", json_true());
     loom_err_t err = {0};
     int rc = loom_cli_call(&q->cli, "job.info", body, &reply, &err);
     json_decref(body);

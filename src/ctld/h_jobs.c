@@ -157,8 +157,15 @@ static int h_job_info(ctld_t *c, const ctld_peer_t *peer, const json_t *req, jso
             found += h_jobs_add_id(c, (uint32_t)json_integer_value(v), steps, raw);
         }
     } else {
-        for (size_t i = 0; i < c->jobs_all.n; i++)
-            h_jobs_add_rec(c, c->jobs_all.v[i], steps, raw);
+        /* "active": only what squeue shows by default (not ended, or completing):
+         * with 10,000 finished jobs kept for MinJobAge, far less to send and parse. */
+        bool active = json_is_true(json_object_get(req, "active"));
+        for (size_t i = 0; i < c->jobs_all.n; i++) {
+            ctld_job_t *job = c->jobs_all.v[i];
+            if (!active || !loom_job_state_is_terminal(job->state) ||
+                (job->state & LOOM_JOB_F_COMPLETING))
+                h_jobs_add_rec(c, job, steps, raw);
+        }
     }
     loom_sbuf_add(raw, "]}");
     if (json_is_array(ids) && json_array_size(ids) && !found) {

@@ -154,7 +154,7 @@ static int depend_element(char *el, dep_list_t *l, loom_err_t *err)
         return depend_bad(err, "no job id", el);
     int64_t delay = 0;
     char *save = NULL, *rest = el + n + 1;
-    if (!*rest || rest[strlen(rest) - 1] == ':' || strstr(rest, "::"))
+    if (!*rest || *rest == ':' || rest[strlen(rest) - 1] == ':' || strstr(rest, "::"))
         return depend_bad(err, "empty job id", el);
     for (char *tok = strtok_r(rest, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
         int rc = depend_target(tok, type, &delay, l, err);
