@@ -638,6 +638,8 @@ static int squeue_cmp(const void *pa, const void *pb, void *arg)
             continue;
         if (k > sc->keys && k[-1] == '-')
             rev = true;
+        if (a->j == b->j && *k != 'K')
+            continue; /* two tasks of one remainder differ only in their index */
         int d = *k == 'K' && (a->virt || b->virt)
                     ? squeue_cmp_int(a->virt ? a->task : loom_ji(a->j, "array_task_id", -1),
                                      b->virt ? b->task : loom_ji(b->j, "array_task_id", -1))
