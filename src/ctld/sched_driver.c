@@ -268,7 +268,8 @@ static void sched_unexamined(ctld_t *c, size_t from, size_t n)
     for (size_t i = from; i < n; i++) {
         ctld_job_t *job = s->jobs[i].ctx;
         uint32_t p = s->jobs[i].part;
-        if (loom_job_base(job->state) != LOOM_JOB_PENDING)
+        if (loom_job_base(job->state) != LOOM_JOB_PENDING ||
+            (i > from && s->jobs[i - 1].ctx == job)) /* a pending array's later offers */
             continue;
         if (s->part_blocked[p]) {
             ctld_job_set_reason(job, "Priority");
@@ -296,6 +297,10 @@ static void sched_apply_results(ctld_t *c, size_t n, size_t examined, int64_t no
             continue;
         }
         if (v == LOOM_SCHED_DUPLICATE || loom_job_base(job->state) != LOOM_JOB_PENDING)
+            continue;
+        /* A pending array's later offers keep the reason of its first one that
+         * did not start (Resources, as Slurm shows it), not "Priority". */
+        if (i > 0 && s->jobs[i - 1].ctx == job && s->results[i - 1].verdict != LOOM_SCHED_STARTED)
             continue;
         if (v == LOOM_SCHED_NO_RESOURCES)
             ctld_job_set_reason(job, "Resources");
