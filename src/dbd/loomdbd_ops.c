@@ -5,6 +5,8 @@
  */
 #include "dbd/acct.h"
 #include "dbd/loomdbd.h"
+#include "dbd/loomdbd_report.h"
+#include "dbd/store_report.h"
 
 #include "common/log.h"
 #include "common/sbuf.h"
@@ -55,11 +57,14 @@ static int dbd_put_record(dbd_t *d, const char *cluster, const json_t *rec, int6
                           loom_err_t *err)
 {
     const json_t *s = json_object_get(rec, "seq");
-    const json_t *job = json_object_get(rec, "job"), *step = json_object_get(rec, "step");
-    if (!json_is_integer(s) || (!job == !step))
-        return loom_errf(err, -LOOM_EPROTO, "dbd.job record needs seq and one of job, step");
-    int rc = job ? loom_store_job_put(d->st, cluster, job, err)
-                 : loom_store_step_put(d->st, cluster, step, err);
+    const json_t *job = json_object_get(rec, "job"), *step = json_object_get(rec, "step"),
+                 *cap = json_object_get(rec, "cluster_tres");
+    if (!json_is_integer(s) || (!!job + !!step + !!cap) != 1)
+        return loom_errf(err, -LOOM_EPROTO,
+                         "dbd.job record needs seq and one of job, step, cluster_tres");
+    int rc = job    ? loom_store_job_put(d->st, cluster, job, err)
+             : step ? loom_store_step_put(d->st, cluster, step, err)
+                    : loom_store_ctres_put(d->st, cluster, cap, err);
     if (rc == 0 && json_integer_value(s) > *seq)
         *seq = json_integer_value(s);
     return rc;
@@ -219,6 +224,8 @@ DBD_ENTITY_FN(dbd_assoc_list, "dbd.assoc.list")
 static const dbd_handler_t dbd_handlers[] = {
     {"dbd.job", dbd_job, -1, 0},
     {"dbd.jobs.query", dbd_jobs_query, -1, 0},
+    {"dbd.report.cluster", dbd_report_cluster, -1, 0},
+    {"dbd.report.users", dbd_report_users, -1, 0},
     {"dbd.cluster.add", dbd_cluster_add, LOOM_ACCT_CLUSTER, 'a'},
     {"dbd.cluster.modify", dbd_cluster_modify, LOOM_ACCT_CLUSTER, 'm'},
     {"dbd.cluster.delete", dbd_cluster_delete, LOOM_ACCT_CLUSTER, 'd'},

@@ -78,9 +78,20 @@ static const char *const store_migration_2[] = {
     NULL,
 };
 
+/* Migration 3: the cluster's capacity records (store_report.c: what sreport
+ * divides by) and the index of sreport's window scan (jobs of one cluster
+ * that ended after the window's start, or have not ended). */
+static const char *const store_migration_3[] = {
+    "CREATE TABLE cluster_tres (cluster TEXT NOT NULL, time_start BIGINT NOT NULL,"
+    " tres TEXT NOT NULL, down_tres TEXT, PRIMARY KEY (cluster, time_start))",
+    "CREATE INDEX jobs_cluster_end ON jobs (cluster, end_time)",
+    NULL,
+};
+
 static const char *const *const store_migrations[] = {
     store_migration_1,
     store_migration_2,
+    store_migration_3,
 };
 
 #define STORE_NMIGRATIONS ((int)(sizeof(store_migrations) / sizeof(store_migrations[0])))

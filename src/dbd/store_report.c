@@ -1,0 +1,434 @@
+/*
+ * store_report.c - capacity records and sreport's usage reports over the
+ * store (see store_report.h for the contract).
+ *
+ * Invariants: the SQL is the subset SQLite and PostgreSQL share (no
+ * LEAST/GREATEST, no scalar MIN/MAX: the clipping to the window is done here,
+ * in C, row by row); every job query is bounded by an index range on
+ * jobs (cluster, end_time) plus the equality end_time = 0 of jobs that have
+ * not ended.
+ */
+#include "dbd/store_report.h"
+#include "common/sbuf.h"
+#include "common/strv.h"
+#include "common/xalloc.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- pure parts ------------------------------------------------------------ */
+
+int64_t loom_report_overlap(int64_t a0, int64_t a1, int64_t s, int64_t e)
+{
+    int64_t lo = a0 > s ? a0 : s, hi = a1 < e ? a1 : e;
+    return hi > lo ? hi - lo : 0;
+}
+
+/* A TRES count; memory-like suffixes scale to MiB. Returns -1 when bad. */
+static int64_t report_count(const char *v)
+{
+    char *end = NULL;
+    if (!isdigit((unsigned char)*v))
+        return -1;
+    double n = strtod(v, &end);
+    switch (toupper((unsigned char)*end)) {
+    case 'K':
+        n /= 1024;
+        end++;
+        break;
+    case 'M':
+        end++;
+        break;
+    case 'G':
+        n *= 1024;
+        end++;
+        break;
+    case 'T':
+        n *= 1024.0 * 1024;
+        end++;
+        break;
+    default:
+        break;
+    }
+    if (*end || n < 0 || n > 9e15)
+        return -1;
+    return (int64_t)(n + 0.5);
+}
+
+static void report_add(json_t *obj, const char *name, int64_t v)
+{
+    json_t *cur = json_object_get(obj, name);
+    json_object_set_new(obj, name, json_integer(json_integer_value(cur) + v));
+}
+
+void loom_report_tres_parse(const char *text, int64_t mult, json_t *obj)
+{
+    if (!text)
+        return;
+    loom_strv_t items = LOOM_STRV_INIT;
+    loom_strv_split(&items, text, ",");
+    for (size_t i = 0; i < items.n; i++) {
+        char *eq = strchr(items.v[i], '=');
+        if (!eq || eq == items.v[i])
+            continue;
+        *eq = '\0';
+        int64_t n = report_count(eq + 1);
+        if (n >= 0 && mult > 0 && n <= INT64_MAX / mult)
+            report_add(obj, items.v[i], n * mult);
+    }
+    loom_strv_free(&items);
+}
+
+void loom_report_finish(loom_report_util_t *u)
+{
+    if (u->down > u->reported)
+        u->down = u->reported;
+    if (u->pdown > u->reported - u->down)
+        u->pdown = u->reported - u->down;
+    int64_t room = u->reported - u->down - u->pdown;
+    if (u->alloc > room)
+        u->alloc = room;
+    int64_t idle = room - u->alloc, planned = u->planned;
+    u->planned = planned < idle ? planned : idle;
+    u->over = planned - u->planned;
+    u->idle = idle - u->planned;
+}
+
+/* ---- capacity records --------------------------------------------------------- */
+
+static const char report_ctres_upsert[] =
+    "INSERT INTO cluster_tres (cluster, time_start, tres, down_tres) VALUES ($1, $2, $3, $4)"
+    " ON CONFLICT (cluster, time_start) DO UPDATE SET tres = excluded.tres,"
+    " down_tres = excluded.down_tres";
+
+int loom_store_ctres_put(loom_store_t *st, const char *cluster, const json_t *rec, loom_err_t *err)
+{
+    const json_t *t = json_object_get(rec, "time"), *tres = json_object_get(rec, "tres"),
+                 *down = json_object_get(rec, "down_tres");
+    if (!json_is_integer(t) || json_integer_value(t) < 0 || !json_is_string(tres) ||
+        (down && !json_is_string(down)))
+        return loom_errf(err, -LOOM_EPROTO,
+                         "cluster_tres record needs time (epoch) and tres (a string)");
+    char num[24];
+    snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(t));
+    const char *params[] = {cluster, num, json_string_value(tres),
+                            down ? json_string_value(down) : ""};
+    int rc = loom_store_exec(st, report_ctres_upsert, 4, params, NULL, NULL, err);
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- the job scan ------------------------------------------------------------- */
+
+/* The jobs a window can see, as rows of report_job_cols. */
+enum { RC_CLUSTER, RC_USER, RC_ACCOUNT, RC_START, RC_END, RC_ELIG, RC_CPUS, RC_ALLOC, RC_REQ };
+static const char report_job_cols[] = "cluster, username, account, start_time, end_time,"
+                                      " eligible_time, num_cpus, tres_alloc, tres_req";
+
+typedef struct {
+    loom_sbuf_t sql;
+    loom_strv_t vals;
+} report_sql_t;
+
+static void report_param(report_sql_t *r, const char *v)
+{
+    loom_strv_add(&r->vals, v);
+    loom_sbuf_addf(&r->sql, "$%zu", r->vals.n);
+}
+
+static void report_list(report_sql_t *r, const char *col, const char *list)
+{
+    loom_strv_t items = LOOM_STRV_INIT;
+    loom_strv_split(&items, list, ",");
+    loom_sbuf_addf(&r->sql, " AND %s IN (", col);
+    for (size_t i = 0; i < items.n; i++) {
+        if (i)
+            loom_sbuf_add(&r->sql, ", ");
+        report_param(r, items.v[i]);
+    }
+    if (!items.n)
+        loom_sbuf_add(&r->sql, "NULL");
+    loom_sbuf_addc(&r->sql, ')');
+    loom_strv_free(&items);
+}
+
+/* One half of the scan: ended after start (ended = true) or not ended. */
+static void report_half(report_sql_t *r, const loom_store_repq_t *q, const char *cluster,
+                        bool ended)
+{
+    char num[24];
+    loom_sbuf_addf(&r->sql, "SELECT %s FROM jobs WHERE cluster = ", report_job_cols);
+    report_param(r, cluster);
+    if (ended) {
+        snprintf(num, sizeof(num), "%" PRId64, q->start);
+        loom_sbuf_add(&r->sql, " AND end_time > ");
+        report_param(r, num);
+    } else {
+        loom_sbuf_add(&r->sql, " AND end_time = 0");
+    }
+    snprintf(num, sizeof(num), "%" PRId64, q->end);
+    loom_sbuf_add(&r->sql, " AND submit_time < ");
+    report_param(r, num);
+    if (q->users)
+        report_list(r, "username", q->users);
+    if (q->accounts)
+        report_list(r, "account", q->accounts);
+}
+
+static int report_scan(loom_store_t *st, const loom_store_repq_t *q, const char *cluster,
+                       loom_db_row_f cb, void *arg, loom_err_t *err)
+{
+    report_sql_t r = {LOOM_SBUF_INIT, LOOM_STRV_INIT};
+    report_half(&r, q, cluster, true);
+    loom_sbuf_add(&r.sql, " UNION ALL ");
+    report_half(&r, q, cluster, false);
+    int rc = loom_store_exec(st, loom_sbuf_str(&r.sql), (int)r.vals.n,
+                             (const char *const *)r.vals.v, cb, arg, err);
+    loom_sbuf_free(&r.sql);
+    loom_strv_free(&r.vals);
+    return rc;
+}
+
+static int64_t report_col(const char *const *vals, int i)
+{
+    return vals[i] ? strtoll(vals[i], NULL, 10) : 0;
+}
+
+/* The job's run time inside the window (0 when it did not run in it). */
+static int64_t report_run_secs(const loom_store_repq_t *q, const char *const *vals)
+{
+    int64_t start = report_col(vals, RC_START), end = report_col(vals, RC_END);
+    if (start <= 0)
+        return 0;
+    return loom_report_overlap(start, end > 0 ? end : q->now, q->start, q->end);
+}
+
+/* Add the job's TRES × secs to obj; a job without TRES text counts its CPUs. */
+static void report_add_tres(const char *const *vals, int col, int64_t secs, json_t *obj)
+{
+    const char *text = vals[col] && *vals[col] ? vals[col] : NULL;
+    if (!text && col == RC_REQ)
+        text = vals[RC_ALLOC] && *vals[RC_ALLOC] ? vals[RC_ALLOC] : NULL;
+    if (text)
+        loom_report_tres_parse(text, secs, obj);
+    else if (report_col(vals, RC_CPUS) > 0)
+        report_add(obj, "cpu", report_col(vals, RC_CPUS) * secs);
+}
+
+/* ---- user report ---------------------------------------------------------------- */
+
+typedef struct {
+    const loom_store_repq_t *q;
+    json_t *by_key; /* "cluster\tuser\taccount" -> {cluster, user, account, tres} */
+} report_users_t;
+
+static int report_user_row(void *arg, int ncols, const char *const *vals)
+{
+    report_users_t *u = arg;
+    if (ncols <= RC_REQ)
+        return 0;
+    int64_t secs = report_run_secs(u->q, vals);
+    if (secs <= 0)
+        return 0;
+    const char *user = vals[RC_USER] ? vals[RC_USER] : "",
+               *acct = vals[RC_ACCOUNT] ? vals[RC_ACCOUNT] : "";
+    loom_sbuf_t key = LOOM_SBUF_INIT;
+    loom_sbuf_addf(&key, "%s\t%s\t%s", vals[RC_CLUSTER] ? vals[RC_CLUSTER] : "", user, acct);
+    json_t *row = json_object_get(u->by_key, loom_sbuf_str(&key));
+    if (!row) {
+        row =
+            json_pack("{s:s, s:s, s:s, s:{}}", "cluster", vals[RC_CLUSTER] ? vals[RC_CLUSTER] : "",
+                      "user", user, "account", acct, "tres");
+        json_object_set_new(u->by_key, loom_sbuf_str(&key), row);
+    }
+    loom_sbuf_free(&key);
+    report_add_tres(vals, RC_ALLOC, secs, json_object_get(row, "tres"));
+    return 0;
+}
+
+/* The clusters a report covers: q's, or every one with capacity records. */
+static int report_row_name(void *arg, int ncols, const char *const *vals)
+{
+    if (ncols > 0 && vals[0])
+        loom_strv_add(arg, vals[0]);
+    return 0;
+}
+
+static int report_clusters(loom_store_t *st, const loom_store_repq_t *q, loom_strv_t *out,
+                           loom_err_t *err)
+{
+    if (q->cluster) {
+        loom_strv_add(out, q->cluster);
+        return 0;
+    }
+    return loom_store_exec(st, "SELECT DISTINCT cluster FROM cluster_tres ORDER BY cluster", 0,
+                           NULL, report_row_name, out, err);
+}
+
+int loom_store_report_users(loom_store_t *st, const loom_store_repq_t *q, json_t **out,
+                            loom_err_t *err)
+{
+    loom_strv_t clusters = LOOM_STRV_INIT;
+    report_users_t u = {q, json_object()};
+    int rc = report_clusters(st, q, &clusters, err);
+    for (size_t i = 0; rc >= 0 && i < clusters.n; i++)
+        rc = report_scan(st, q, clusters.v[i], report_user_row, &u, err);
+    loom_strv_free(&clusters);
+    if (rc < 0) {
+        json_decref(u.by_key);
+        return rc;
+    }
+    json_t *rows = json_array();
+    const char *key;
+    json_t *row;
+    json_object_foreach(u.by_key, key, row) json_array_append(rows, row);
+    json_decref(u.by_key);
+    *out = json_pack("{s:o}", "usage", rows);
+    return 0;
+}
+
+/* ---- cluster report --------------------------------------------------------------- */
+
+typedef struct {
+    const loom_store_repq_t *q;
+    json_t *alloc, *planned; /* {tres: seconds} */
+} report_cluster_t;
+
+static int report_cluster_row(void *arg, int ncols, const char *const *vals)
+{
+    report_cluster_t *c = arg;
+    if (ncols <= RC_REQ)
+        return 0;
+    int64_t secs = report_run_secs(c->q, vals);
+    if (secs > 0)
+        report_add_tres(vals, RC_ALLOC, secs, c->alloc);
+    int64_t elig = report_col(vals, RC_ELIG), start = report_col(vals, RC_START),
+            end = report_col(vals, RC_END);
+    if (elig <= 0)
+        return 0;
+    int64_t wait_end = start > 0 ? start : end > 0 ? end : c->q->now;
+    int64_t wait = loom_report_overlap(elig, wait_end, c->q->start, c->q->end);
+    if (wait > 0)
+        report_add_tres(vals, RC_REQ, wait, c->planned);
+    return 0;
+}
+
+/* Capacity records: (time_start, tres, down_tres) in time order. */
+static int report_row_cap(void *arg, int ncols, const char *const *vals)
+{
+    if (ncols >= 3 && vals[0] && vals[1])
+        json_array_append_new(arg, json_pack("{s:I, s:s, s:s}", "t",
+                                             (json_int_t)strtoll(vals[0], NULL, 10), "tres",
+                                             vals[1], "down", vals[2] ? vals[2] : ""));
+    return 0;
+}
+
+static int report_capacity(loom_store_t *st, const loom_store_repq_t *q, const char *cluster,
+                           json_t *cap, loom_err_t *err)
+{
+    char s[24], e[24];
+    snprintf(s, sizeof(s), "%" PRId64, q->start);
+    snprintf(e, sizeof(e), "%" PRId64, q->end);
+    const char *params[] = {cluster, s, e};
+    int rc = loom_store_exec(st,
+                             "SELECT time_start, tres, down_tres FROM cluster_tres"
+                             " WHERE cluster = $1 AND time_start <= $2"
+                             " ORDER BY time_start DESC LIMIT 1",
+                             2, params, report_row_cap, cap, err);
+    if (rc >= 0)
+        rc = loom_store_exec(st,
+                             "SELECT time_start, tres, down_tres FROM cluster_tres"
+                             " WHERE cluster = $1 AND time_start > $2 AND time_start < $3"
+                             " ORDER BY time_start",
+                             3, params, report_row_cap, cap, err);
+    return rc;
+}
+
+/* Integrate the capacity records over the window into reported and down. */
+static void report_integrate(const loom_store_repq_t *q, const json_t *cap, json_t *reported,
+                             json_t *down)
+{
+    size_t n = json_array_size(cap);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *r = json_array_get(cap, i);
+        int64_t t0 = json_integer_value(json_object_get(r, "t"));
+        int64_t t1 = i + 1 < n
+                         ? json_integer_value(json_object_get(json_array_get(cap, i + 1), "t"))
+                         : q->end;
+        int64_t secs = loom_report_overlap(t0, t1, q->start, q->end);
+        if (secs <= 0)
+            continue;
+        loom_report_tres_parse(json_string_value(json_object_get(r, "tres")), secs, reported);
+        loom_report_tres_parse(json_string_value(json_object_get(r, "down")), secs, down);
+    }
+}
+
+static json_t *report_cluster_entry(const loom_store_repq_t *q, const char *name,
+                                    const json_t *reported, const json_t *down,
+                                    const report_cluster_t *c)
+{
+    json_t *list = json_array();
+    const char *tres;
+    json_t *v;
+    json_object_foreach((json_t *)reported, tres, v)
+    {
+        loom_report_util_t u = {
+            .reported = json_integer_value(v),
+            .alloc = json_integer_value(json_object_get(c->alloc, tres)),
+            .down = json_integer_value(json_object_get(down, tres)),
+            .planned = json_integer_value(json_object_get(c->planned, tres)),
+        };
+        loom_report_finish(&u);
+        int64_t span = q->end - q->start;
+        json_array_append_new(
+            list,
+            json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "name", tres, "count",
+                      (json_int_t)(span > 0 ? (u.reported + span / 2) / span : 0), "alloc",
+                      (json_int_t)u.alloc, "down", (json_int_t)u.down, "pdown", (json_int_t)u.pdown,
+                      "idle", (json_int_t)u.idle, "planned", (json_int_t)u.planned, "over",
+                      (json_int_t)u.over, "reported", (json_int_t)u.reported));
+    }
+    return json_pack("{s:s, s:o}", "name", name, "tres", list);
+}
+
+static int report_one_cluster(loom_store_t *st, const loom_store_repq_t *q, const char *name,
+                              json_t *clusters, loom_err_t *err)
+{
+    json_t *cap = json_array(), *reported = json_object(), *down = json_object();
+    report_cluster_t c = {q, json_object(), json_object()};
+    int rc = report_capacity(st, q, name, cap, err);
+    if (rc >= 0)
+        report_integrate(q, cap, reported, down);
+    if (rc >= 0 && json_object_size(reported) > 0) {
+        rc = report_scan(st, q, name, report_cluster_row, &c, err);
+        if (rc >= 0)
+            json_array_append_new(clusters, report_cluster_entry(q, name, reported, down, &c));
+    }
+    json_decref(cap);
+    json_decref(reported);
+    json_decref(down);
+    json_decref(c.alloc);
+    json_decref(c.planned);
+    return rc;
+}
+
+int loom_store_report_cluster(loom_store_t *st, const loom_store_repq_t *q, json_t **out,
+                              loom_err_t *err)
+{
+    loom_strv_t names = LOOM_STRV_INIT;
+    json_t *clusters = json_array();
+    loom_store_repq_t all = *q;
+    all.users = all.accounts = NULL; /* utilization covers every job */
+    int rc = report_clusters(st, q, &names, err);
+    for (size_t i = 0; rc >= 0 && i < names.n; i++)
+        rc = report_one_cluster(st, &all, names.v[i], clusters, err);
+    loom_strv_free(&names);
+    if (rc < 0) {
+        json_decref(clusters);
+        return rc;
+    }
+    *out = json_pack("{s:o}", "clusters", clusters);
+    return 0;
+}
