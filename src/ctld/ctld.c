@@ -6,6 +6,7 @@
 #include "ctld/ctld.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctld/assoc_mgr.h"
 #include "ctld/job_mgr.h"
 #include "ctld/job_state.h"
 #include "ctld/node_mgr.h"
@@ -81,6 +82,7 @@ void ctld_shutdown(ctld_t *c, bool nodes_too)
     c->shutting_down = true;
     ctld_server_stop(c);
     ctld_sched_fini(c);
+    ctld_assoc_stop(c);
     ctld_close_handle((uv_handle_t *)&c->tick);
     ctld_close_handle((uv_handle_t *)&c->sig_term);
     ctld_close_handle((uv_handle_t *)&c->sig_int);

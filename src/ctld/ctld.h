@@ -220,7 +220,8 @@ struct ctld {
     ctld_server_t *server;
     ctld_dispatch_t *dispatch;
     ctld_sched_t sched;
-    struct ctld_arrays *arrays; /* job_array.c: array_job_id -> its records */
+    struct ctld_arrays *arrays;   /* job_array.c: array_job_id -> its records */
+    struct ctld_assoc_mgr *assoc; /* assoc_mgr.c: associations, users, QOS from loomdbd */
     uv_timer_t tick;
     uv_signal_t sig_term, sig_int, sig_hup;
 };

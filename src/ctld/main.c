@@ -10,6 +10,7 @@
  */
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctld/assoc_mgr.h"
 #include "ctld/ctld.h"
 #include "ctld/dispatch.h"
 #include "ctld/job_mgr.h"
@@ -261,6 +262,7 @@ static int main_start(ctld_main_t *m, const ctld_opts_t *o, loom_err_t *err)
     if (rc < 0)
         return rc;
     ctld_sched_init(c);
+    ctld_assoc_start(c);
     uv_timer_init(c->loop, &c->tick);
     c->tick.data = m;
     uv_timer_start(&c->tick, main_tick, 1000, 1000);
@@ -287,6 +289,7 @@ static void main_destroy(ctld_main_t *m)
     ctld_jobs_fini(c);
     ctld_node_mgr_fini(c);
     ctld_sched_fini(c);
+    ctld_assoc_free(c);
     loom_conf_destroy(c->conf);
     loom_gresconf_destroy(c->gresconf);
     loom_key_destroy(c->key);
