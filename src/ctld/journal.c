@@ -1,5 +1,6 @@
 /* journal.c - append-only journal, group commit, snapshots, recovery. See journal.h. */
 #include "ctld/journal.h"
+#include "common/log.h"
 #include "common/sbuf.h"
 #include "common/xalloc.h"
 
@@ -17,6 +18,10 @@
 #define JOURNAL_SNAPSHOT     "snapshot.json"
 #define JOURNAL_SNAPSHOT_TMP "snapshot.tmp"
 #define JOURNAL_PREFIX       "journal."
+/* Segments grow by zero-filled extents (journal.h, preallocation): the first
+ * one this size, each next one as large as the segment so far, at most MAX. */
+#define JOURNAL_GROW_MIN (1u << 20)
+#define JOURNAL_GROW_MAX (16u << 20)
 
 typedef struct {
     uint64_t seq;
@@ -30,6 +35,8 @@ typedef struct {
     loom_journal_t *j;
     char *dir;
     int fd;
+    uint64_t off;       /* where data goes in the segment */
+    uint64_t alloc_end; /* in/out: bytes of the segment already written (zeros past off) */
     loom_sbuf_t data;
     uint64_t last_seq;
     char *snap_text; /* NULL: no snapshot in this round */
@@ -44,6 +51,8 @@ struct loom_journal {
     uv_loop_t *loop;
     char *dir;
     int fd;
+    uint64_t off;       /* end of the entries in the open segment */
+    uint64_t alloc_end; /* its size: zeros from off to here */
     uint64_t seg_start; /* first seq of the open segment */
     uint64_t next_seq;
     loom_sbuf_t pending;
@@ -104,6 +113,59 @@ static int journal_write_all(int fd, const char *buf, size_t len)
     return 0;
 }
 
+static int journal_pwrite_all(int fd, const char *buf, size_t len, uint64_t off)
+{
+    while (len) {
+        ssize_t n = pwrite(fd, buf, len, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -errno;
+        buf += n;
+        len -= (size_t)n;
+        off += (uint64_t)n;
+    }
+    return 0;
+}
+
+/* Make the segment at least `need` bytes long by writing zeros past
+ * *alloc_end, so that the entries later overwrite blocks that already exist
+ * and fdatasync has only data to write, not the inode (size, extents). The
+ * caller's fdatasync makes the zeros durable with the entries. */
+static int journal_reserve(int fd, uint64_t need, uint64_t *alloc_end)
+{
+    static const char zeros[64 * 1024];
+    uint64_t end = *alloc_end;
+    if (need <= end)
+        return 0;
+    uint64_t grow = end < JOURNAL_GROW_MIN   ? JOURNAL_GROW_MIN
+                    : end > JOURNAL_GROW_MAX ? JOURNAL_GROW_MAX
+                                             : end;
+    uint64_t target = end;
+    while (target < need)
+        target += grow;
+    while (end < target) {
+        size_t n = target - end < sizeof(zeros) ? (size_t)(target - end) : sizeof(zeros);
+        int rc = journal_pwrite_all(fd, zeros, n, end);
+        if (rc < 0)
+            return rc;
+        end += n;
+        *alloc_end = end;
+    }
+    return 0;
+}
+
+/* Write an entry batch at off and make it durable. */
+static int journal_write_entries(int fd, const loom_sbuf_t *data, uint64_t off, uint64_t *alloc_end)
+{
+    int rc = journal_reserve(fd, off + data->len, alloc_end);
+    if (rc == 0)
+        rc = journal_pwrite_all(fd, data->buf, data->len, off);
+    if (rc == 0 && fdatasync(fd) < 0)
+        rc = -errno;
+    return rc;
+}
+
 static int journal_fsync_dir(const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -119,14 +181,14 @@ static int journal_open_segment(const char *dir, uint64_t start, int *fd_out)
     char name[64], path[PATH_MAX];
     journal_seg_name(name, sizeof(name), start);
     journal_path(path, sizeof(path), dir, name);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0 && errno == EEXIST) {
         /* Recovery found no valid entry at or after `start`, so this segment
          * holds only a torn write that was never acknowledged: keep it aside. */
         char aside[PATH_MAX + 8];
         snprintf(aside, sizeof(aside), "%s.torn", path);
         if (rename(path, aside) == 0)
-            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     }
     if (fd < 0)
         return -errno;
@@ -181,11 +243,8 @@ static void journal_work(uv_work_t *w)
 {
     batch_t *b = w->data;
     b->status = 0;
-    if (b->data.len) {
-        b->status = journal_write_all(b->fd, b->data.buf, b->data.len);
-        if (b->status == 0 && fdatasync(b->fd) < 0)
-            b->status = -errno;
-    }
+    if (b->data.len)
+        b->status = journal_write_entries(b->fd, &b->data, b->off, &b->alloc_end);
     if (b->status == 0 && b->snap_text) {
         b->status = journal_write_snapshot(b->dir, b->snap_text, b->snap_len);
         if (b->status == 0 && b->rotate)
@@ -226,12 +285,15 @@ static void journal_after_work(uv_work_t *w, int uvstatus)
         j->stats.batches++;
         j->stats.bytes += b->data.len;
         j->stats.durable_seq = b->last_seq;
+        j->off = b->off + b->data.len;
+        j->alloc_end = b->alloc_end;
         if (b->snap_text)
             j->stats.snapshots++;
         if (b->rotate) {
             close(j->fd);
             j->fd = b->new_fd;
             j->seg_start = b->snap_seq + 1;
+            j->off = j->alloc_end = 0;
         }
     } else {
         j->failed = status;
@@ -252,6 +314,8 @@ static void journal_start_batch(loom_journal_t *j)
     b->j = j;
     b->dir = loom_xstrdup(j->dir);
     b->fd = j->fd;
+    b->off = j->off;
+    b->alloc_end = j->alloc_end;
     if (j->snap_text && j->snap_split < j->pending.len) {
         /* Entries after the snapshot's seq belong to the next segment. */
         loom_sbuf_addn(&b->data, j->pending.buf, j->snap_split);
@@ -438,14 +502,17 @@ void loom_journal_close(loom_journal_t *j)
     if (j->inflight)
         return; /* journal_after_work closes once the round is done */
     if (!j->failed && j->pending.len) {
-        int rc = journal_write_all(j->fd, j->pending.buf, j->pending.len);
-        if (rc == 0 && fdatasync(j->fd) < 0)
-            rc = -errno;
-        if (rc == 0)
+        int rc = journal_write_entries(j->fd, &j->pending, j->off, &j->alloc_end);
+        if (rc == 0) {
             j->stats.durable_seq = j->pending_last;
-        else
+            j->off += j->pending.len;
+        } else {
             j->failed = rc;
+        }
     }
+    /* A segment closed cleanly ends at its last entry (no zero tail). */
+    if (!j->failed && j->fd >= 0 && j->alloc_end > j->off && ftruncate(j->fd, (off_t)j->off) < 0)
+        loom_debug("journal: cannot trim the segment's zero tail: %s", strerror(errno));
     journal_run_waiters(j, j->failed);
     journal_run_waiters(j, -ECANCELED);
     loom_sbuf_free(&j->pending);
@@ -560,9 +627,17 @@ static int journal_replay_segment(recover_t *r, const char *dir, uint64_t start)
     while (len > 0 && rc == 0) {
         ssize_t nlen = getline(&next, &ncap, fp);
         lineno++;
+        /* The entries end at the first NUL (the preallocated zeros): what
+         * follows was never acknowledged, since every batch is written and
+         * fdatasync'd before the next one starts. */
+        size_t real = strnlen(line, (size_t)len);
+        if (real < (size_t)len)
+            nlen = 0;
+        if (real == 0)
+            break;
         /* Every run appends to a fresh segment, so a torn write can only be
          * the last line of some segment. */
-        rc = journal_replay_line(r, path, lineno, line, (size_t)len, nlen <= 0);
+        rc = journal_replay_line(r, path, lineno, line, real, nlen <= 0 || next[0] == '\0');
         char *t = line;
         line = next;
         next = t;

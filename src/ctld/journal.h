@@ -25,11 +25,19 @@
  * directory, starts segment S+1 and removes older segments. Entries appended
  * meanwhile go to the new segment.
  *
+ * Preallocation. A segment grows by zero-filled extents (1 MiB first, then
+ * as large as the segment so far, at most 16 MiB per step) written just
+ * before the entries that need them, so most batches overwrite blocks that
+ * already exist and their fdatasync writes data only, not the inode. The
+ * entries of a segment therefore end at its first NUL byte; a segment closed
+ * cleanly is trimmed to its last entry.
+ *
  * Recovery. loom_journal_recover() loads the snapshot and replays, in order,
  * every later entry of every segment. The last line of a segment that is
  * incomplete or unparsable (a write torn by a crash, never acknowledged) is
- * ignored; corruption anywhere else is an error. New entries then go to a new
- * segment (loom_journal_open), so nothing is ever appended after torn bytes.
+ * ignored, as is everything from a segment's first NUL byte on; corruption anywhere else is an
+ * error. New entries then go to a new segment (loom_journal_open), so nothing is ever appended
+ * after torn bytes.
  *
  * Errors. A failed write or fsync is passed to the waiters (status < 0) and
  * sticks: the journal accepts no further batch, and the controller must stop
