@@ -789,9 +789,47 @@ static json_t *squeue_materialize(const squeue_rows_t *rows)
 
 /* ---- main ---------------------------------------------------------------- */
 
+/* The record members that the format letters of squeue_lean_letters, the
+ * default sort, every filter and the folding of array tasks read. */
+static const char *const squeue_lean_fields[] = {
+    "job_id",     "array_job_id", "array_task_id", "array_task_str", "state",     "reason",
+    "nodes",      "partition",    "name",          "user_name",      "user_id",   "priority",
+    "start_time", "end_time",     "suspend_time",  "time_limit",     "num_nodes", "account",
+    "qos",        "reservation"};
+static const char squeue_lean_letters[] = "iPjutTMlDRNAKF";
+
+/* Can the listing be printed from squeue_lean_fields alone? Then the
+ * controller sends only those (job.info "fields"): with 10,000 pending jobs,
+ * less than half the bytes to send and decode. */
+static bool squeue_lean(const squeue_t *q)
+{
+    if (q->o.json || q->o.steps || q->o.start || q->o.sort || q->o.format_long)
+        return false;
+    const char *fmt = q->o.long_fmt ? SQUEUE_FMT_LONG
+                      : q->o.format ? q->o.format
+                                    : SQUEUE_FMT_DEFAULT;
+    for (const char *p = strchr(fmt, '%'); p; p = strchr(p, '%')) {
+        p++;
+        if (*p == '%') {
+            p++;
+            continue;
+        }
+        p += strspn(p, ".-0123456789");
+        if (!*p || !strchr(squeue_lean_letters, *p))
+            return false;
+    }
+    return true;
+}
+
 static int squeue_fetch(squeue_t *q, json_t **jobs)
 {
     json_t *body = json_pack("{s:b}", "steps", q->o.steps), *reply = NULL;
+    if (squeue_lean(q)) {
+        json_t *fields = json_array();
+        for (size_t i = 0; i < sizeof(squeue_lean_fields) / sizeof(squeue_lean_fields[0]); i++)
+            json_array_append_new(fields, json_string(squeue_lean_fields[i]));
+        json_object_set_new(body, "fields", fields);
+    }
     /* The default state set is the controller's "active" filter (messages.md §3). */
     if (!q->o.all_states && q->o.n_states == 0 && !q->o.jobs_given)
         json_object_set_new(body, "active", json_true());

@@ -10,6 +10,8 @@
 #include "common/jobstate.h"
 #include "common/log.h"
 #include "common/proto.h"
+#include "common/sbuf.h"
+#include "common/strv.h"
 #include "common/xalloc.h"
 #include "ctld/dispatch.h"
 #include "ctld/job_array.h"
@@ -103,34 +105,127 @@ static int h_job_submit(ctld_t *c, const ctld_peer_t *peer, const json_t *req, j
 
 /* ---- job.info ------------------------------------------------------------------- */
 
-static void h_jobs_add_rec(ctld_t *c, ctld_job_t *job, bool steps, loom_sbuf_t *out)
+/* What a job.info request asks for. fields: the member names the records
+ * keep (sorted; n == 0: all of them); scratch: a record before that cut. */
+typedef struct {
+    bool steps;
+    loom_strv_t fields;
+    loom_sbuf_t scratch;
+} info_req_t;
+
+/* Length of the JSON value at p in compact, well-formed text (a record this
+ * controller wrote): up to the ',' or closing bracket that ends it. */
+static size_t h_jobs_value_len(const char *p, const char *end)
+{
+    int depth = 0;
+    bool in_str = false;
+    const char *q = p;
+    for (; q < end; q++) {
+        if (in_str) {
+            if (*q == '\\')
+                q++;
+            else if (*q == '"' && (in_str = false, depth == 0))
+                return (size_t)(q + 1 - p);
+        } else if (*q == '"') {
+            in_str = true;
+        } else if (*q == '{' || *q == '[') {
+            depth++;
+        } else if (*q == '}' || *q == ']') {
+            if (depth-- == 0)
+                return (size_t)(q - p);
+            if (depth == 0)
+                return (size_t)(q + 1 - p);
+        } else if (*q == ',' && depth == 0) {
+            return (size_t)(q - p);
+        }
+    }
+    return (size_t)(q - p);
+}
+
+static int h_jobs_cmp_field(const void *key, const void *elem)
+{
+    const char *k = key, *f = *(char *const *)elem;
+    size_t n = strcspn(k, "\"");
+    int d = strncmp(k, f, n);
+    return d ? d : -(unsigned char)f[n];
+}
+
+/* Copy the members of the object text rec whose names are in fields. */
+static void h_jobs_project(const char *rec, size_t len, const loom_strv_t *fields, loom_sbuf_t *out)
+{
+    const char *p = rec + 1, *end = rec + len;
+    bool first = true;
+    loom_sbuf_addc(out, '{');
+    while (p < end && *p == '"') {
+        size_t klen = h_jobs_value_len(p, end);
+        const char *v = p + klen + 1;
+        if (v >= end)
+            break;
+        size_t vlen = h_jobs_value_len(v, end);
+        if (bsearch(p + 1, fields->v, fields->n, sizeof(char *), h_jobs_cmp_field)) {
+            if (!first)
+                loom_sbuf_addc(out, ',');
+            loom_sbuf_addn(out, p, (size_t)(v + vlen - p));
+            first = false;
+        }
+        p = v + vlen;
+        if (p < end && *p == ',')
+            p++;
+    }
+    loom_sbuf_addc(out, '}');
+}
+
+static void h_jobs_add_rec(ctld_t *c, ctld_job_t *job, info_req_t *r, loom_sbuf_t *out)
 {
     if (out->buf[out->len - 1] != '[')
         loom_sbuf_addc(out, ',');
-    if (steps && job->nsteps) {
+    loom_sbuf_t *dst = r->fields.n ? &r->scratch : out;
+    loom_sbuf_reset(&r->scratch);
+    if (r->steps && job->nsteps) {
         json_t *rec = ctld_job_record(c, job, CTLD_REC_STEPS);
         char *text = json_dumps(rec, JSON_COMPACT);
-        loom_sbuf_add(out, text);
+        loom_sbuf_add(dst, text);
         free(text);
         json_decref(rec);
-        return;
+    } else {
+        ctld_job_rec_write(c, job, dst);
     }
-    ctld_job_rec_write(c, job, out);
+    if (r->fields.n)
+        h_jobs_project(r->scratch.buf, r->scratch.len, &r->fields, out);
+}
+
+static int h_jobs_sort_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "fields": the member names to keep, sorted for h_jobs_project. */
+static void h_jobs_info_fields(const json_t *req, loom_strv_t *fields)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(req, "fields"), i, v)
+    {
+        if (json_is_string(v) && !strchr(json_string_value(v), '"'))
+            loom_strv_add(fields, json_string_value(v));
+    }
+    if (fields->n)
+        qsort(fields->v, fields->n, sizeof(char *), h_jobs_sort_str);
 }
 
 /* The job with that id, or every record of the array whose master id it is. */
-static size_t h_jobs_add_id(ctld_t *c, uint32_t id, bool steps, loom_sbuf_t *out)
+static size_t h_jobs_add_id(ctld_t *c, uint32_t id, info_req_t *r, loom_sbuf_t *out)
 {
     ctld_array_t *a = ctld_array_find(c, id);
     ctld_job_t *job = a ? NULL : ctld_job_find(c, id);
     if (job)
-        h_jobs_add_rec(c, job, steps, out);
+        h_jobs_add_rec(c, job, r, out);
     if (!a)
         return job != NULL;
     ctld_vec_t recs = {0};
     ctld_array_records(a, &recs);
     for (size_t i = 0; i < recs.n; i++)
-        h_jobs_add_rec(c, recs.v[i], steps, out);
+        h_jobs_add_rec(c, recs.v[i], r, out);
     size_t n = recs.n;
     ctld_vec_free(&recs);
     return n;
@@ -141,7 +236,8 @@ static int h_job_info(ctld_t *c, const ctld_peer_t *peer, const json_t *req, jso
                       loom_sbuf_t *raw)
 {
     const json_t *ids = json_object_get(req, "job_ids");
-    bool steps = json_is_true(json_object_get(req, "steps"));
+    info_req_t steps = {.steps = json_is_true(json_object_get(req, "steps"))};
+    h_jobs_info_fields(req, &steps.fields);
     json_int_t id = json_integer_value(json_object_get(req, "id"));
     loom_sbuf_addf(raw,
                    "{\"v\":%d,\"type\":\"reply\",\"id\":%lld,\"rc\":0,\"msg\":\"\",\"now\":%lld,"
@@ -154,7 +250,7 @@ static int h_job_info(ctld_t *c, const ctld_peer_t *peer, const json_t *req, jso
         json_t *v;
         json_array_foreach(ids, i, v)
         {
-            found += h_jobs_add_id(c, (uint32_t)json_integer_value(v), steps, raw);
+            found += h_jobs_add_id(c, (uint32_t)json_integer_value(v), &steps, raw);
         }
     } else {
         /* "active": only what squeue shows by default (not ended, or completing):
@@ -164,10 +260,12 @@ static int h_job_info(ctld_t *c, const ctld_peer_t *peer, const json_t *req, jso
             ctld_job_t *job = c->jobs_all.v[i];
             if (!active || !loom_job_state_is_terminal(job->state) ||
                 (job->state & LOOM_JOB_F_COMPLETING))
-                h_jobs_add_rec(c, job, steps, raw);
+                h_jobs_add_rec(c, job, &steps, raw);
         }
     }
     loom_sbuf_add(raw, "]}");
+    loom_strv_free(&steps.fields);
+    loom_sbuf_free(&steps.scratch);
     if (json_is_array(ids) && json_array_size(ids) && !found) {
         loom_sbuf_reset(raw);
         *reply = loom_msg_reply(req, -LOOM_EINVAL_JOBID, "Invalid job id specified");
