@@ -4,6 +4,7 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
+#include "ctld/assoc_policy.h"
 #include "ctld/job_array.h"
 #include "ctld/job_depend.h"
 #include "ctld/job_desc.h"
@@ -65,9 +66,12 @@ static void sched_launch(ctld_t *c, ctld_job_t *job)
     *lc = (launch_ctx_t){c, job->id, job->start_time};
     job->launch_sent = true;
     if (ctld_node_request(c, n, req, sched_launch_replied, lc) < 0) {
+        /* Its loomd is between connections: launched when the node registers
+         * again (ctld_sched_node_up), or ended NODE_FAIL when it times out. */
         free(lc);
-        loom_error("job %u: node %s has no loomd link", job->id, n->cfg->name);
-        ctld_job_launch_failed(c, job, "the node is not connected");
+        job->launch_sent = false;
+        loom_info("job %u: node %s has no loomd link now; launching when it returns", job->id,
+                  n->cfg->name);
     }
     json_decref(req);
 }
@@ -330,6 +334,7 @@ void ctld_sched_run(ctld_t *c)
     size_t n = sched_collect(c, full ? &c->jobs_pending : &s->fresh, now);
     s->fresh.n = 0;
     loom_sched_sort(s->jobs, n);
+    n = ctld_policy_filter(c, s->jobs, n, c->sched.x->next_slot, true); /* accounting limits */
     loom_sched_pass_opts_t o = {
         .nparts = c->nparts, .part_blocked = s->part_blocked, .nslots = c->sched.x->next_slot};
     size_t examined = loom_sched_pass(c->snodes, c->nnodes, s->jobs, n, &o, s->results);

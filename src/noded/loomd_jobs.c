@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/sbuf.h"
+#include "common/usage.h"
 #include "common/xalloc.h"
 
 #include <dirent.h>
@@ -60,6 +61,7 @@ static void jobs_remove(loom_noded_t *n, loom_noded_job_t *job)
         if (*pp == job) {
             *pp = job->next;
             json_decref(job->stepd_req);
+            json_decref(job->usage);
             free(job);
             return;
         }
@@ -98,6 +100,16 @@ static void jobs_remove_dir(const loom_noded_t *n, uint32_t id, uint32_t run)
         loom_error("cannot remove %s: %s", path, strerror(errno));
 }
 
+/* The batch step's usage from a supervisor's report (kept for job.complete). */
+static void jobs_set_usage(loom_noded_job_t *job, const json_t *from)
+{
+    json_t *u = json_object_get(from, "usage");
+    if (json_is_object(u)) {
+        json_decref(job->usage);
+        job->usage = json_incref(u);
+    }
+}
+
 static void jobs_set_end(loom_noded_job_t *job, int status, int64_t end, const char *reason)
 {
     job->exit_code = status;
@@ -117,6 +129,7 @@ static int jobs_read_status(const loom_noded_t *n, loom_noded_job_t *job, pid_t 
                  (int64_t)json_integer_value(json_object_get(st, "end_time")),
                  json_string_value(json_object_get(st, "reason")));
     *stepd_pid = (pid_t)json_integer_value(json_object_get(st, "stepd_pid"));
+    jobs_set_usage(job, st);
     json_decref(st);
     return 0;
 }
@@ -215,6 +228,8 @@ static void jobs_send_complete(loom_noded_t *n, loom_noded_job_t *job)
     json_object_set_new(req, "exit_code", json_integer(job->exit_code));
     json_object_set_new(req, "end_time", json_integer(job->end_time));
     json_object_set_new(req, "reason", json_string(job->reason));
+    if (job->usage)
+        json_object_set(req, "usage", job->usage);
     jobs_complete_t *ctx = loom_xcalloc(1, sizeof(*ctx));
     ctx->n = n;
     ctx->job_id = job->job_id;
@@ -281,6 +296,7 @@ static void jobs_stepd_done(loom_noded_t *n, loom_conn_t *c, json_t *msg)
         jobs_set_end(job, (int)json_integer_value(json_object_get(msg, "exit_code")),
                      (int64_t)json_integer_value(json_object_get(msg, "end_time")),
                      json_string_value(json_object_get(msg, "reason")));
+    jobs_set_usage(job, msg);
     json_decref(job->stepd_req);
     job->stepd = c;
     job->stepd_req = json_incref(msg);
@@ -461,12 +477,16 @@ json_t *loom_noded_node_section(const loom_noded_t *n)
     char sock[4096];
     snprintf(sock, sizeof(sock), "%s/loomd.sock", n->spool);
     const char *append = loom_conf_get(n->conf, "JobFileAppend");
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:I}", "name", n->name, "cluster",
+    /* Usage gathering in the supervisors (stepd_usage.h). */
+    const char *gtype = n->conf->job_acct_gather_type;
+    json_t *gather = json_pack("{s:s, s:i}", "type", gtype ? gtype : "jobacct_gather/none", "freq",
+                               loom_usage_gather_freq(n->conf->job_acct_gather_frequency));
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:I, s:o}", "name", n->name, "cluster",
                      n->conf->cluster_name ? n->conf->cluster_name : "", "conf", n->conf_path,
                      "hostname", n->me->hostname ? n->me->hostname : n->name, "loomd_sock", sock,
                      "gpu_env", (int)n->gpu_env, "job_file_append",
                      append && strcmp(append, "1") == 0, "kill_wait",
-                     (json_int_t)n->conf->kill_wait);
+                     (json_int_t)n->conf->kill_wait, "acct_gather", gather);
 }
 
 /* <spool>/job<id>[.<run>]/spec.json (tmp + rename: a scan never sees half of it). */
@@ -591,15 +611,24 @@ typedef struct loom_noded_kill {
     uv_timer_t timer;
     loom_conn_t *stepd;
     bool finished;
+    bool connecting;   /* a connect to the supervisor is in flight: it holds k */
+    bool timer_closed; /* finished and its timer closed: free once not connecting */
 } jobs_kill_t;
 
 static void jobs_kill_try(jobs_kill_t *k);
 
+static void jobs_kill_release(jobs_kill_t *k)
+{
+    json_decref(k->req);
+    free(k);
+}
+
 static void jobs_kill_freed(uv_handle_t *h)
 {
     jobs_kill_t *k = h->data;
-    json_decref(k->req);
-    free(k);
+    k->timer_closed = true;
+    if (!k->connecting)
+        jobs_kill_release(k);
 }
 
 static void jobs_kill_finish(jobs_kill_t *k, int rc, const char *msg)
@@ -649,12 +678,15 @@ static void jobs_kill_retry_due(uv_timer_t *t)
 static void jobs_kill_connected(void *arg, loom_conn_t *c, int status)
 {
     jobs_kill_t *k = arg;
-    loom_noded_job_t *job = jobs_find(k->n, k->job_id);
+    k->connecting = false;
     if (k->finished) { /* abandoned at shutdown */
         if (c)
             loom_conn_close(c);
+        if (k->timer_closed)
+            jobs_kill_release(k);
         return;
     }
+    loom_noded_job_t *job = jobs_find(k->n, k->job_id);
     if (status < 0) {
         if (job && job->state == LOOM_NJOB_RUNNING && ++k->tries < JOBS_KILL_TRIES)
             uv_timer_start(&k->timer, jobs_kill_retry_due, 100, 0);
@@ -683,6 +715,7 @@ static void jobs_kill_try(jobs_kill_t *k)
     char path[4096];
     jobs_path(k->n, k->job_id, k->run, "stepd.sock", path, sizeof(path));
     loom_conn_opts_t o = {.on_close = jobs_kill_stepd_closed, .arg = k};
+    k->connecting = true;
     loom_conn_pipe_connect(k->n->loop, path, &o, jobs_kill_connected, k);
 }
 
