@@ -29,6 +29,7 @@ static const loom_msg_type_t proto_types[] = {
     {"step.create", LOOM_ROLE_USER, 1},
     {"step.complete", LOOM_ROLE_USER, 1},
     {"job.prio", LOOM_ROLE_USER, 1},
+    {"assoc.shares", LOOM_ROLE_USER, 1},
     {"step.stat", LOOM_ROLE_USER, 1},
     {"alloc.release", LOOM_ROLE_USER, 1},
     {"node.register", LOOM_ROLE_NODE, 1},

@@ -7,6 +7,7 @@
 #include "common/xalloc.h"
 #include "ctld/job_mgr.h"
 #include "ctld/job_ops.h"
+#include "ctld/sched_fairshare.h"
 #include "ctld/sched_job.h"
 #include "ctld/sched_x.h"
 
@@ -49,6 +50,8 @@ void ctld_sched_prio_init(ctld_t *c)
         }
         x->part_nodes[k] = cp->n_nodes;
     }
+    if (x->multifactor)
+        x->fs = ctld_fairshare_init(c);
 }
 
 void ctld_sched_prio_fini(ctld_t *c)
@@ -56,6 +59,8 @@ void ctld_sched_prio_fini(ctld_t *c)
     ctld_sched_x_t *x = c->sched.x;
     if (!x)
         return;
+    ctld_fairshare_fini(c, x->fs);
+    x->fs = NULL;
     free(x->part_mem);
     free(x->part_gpus);
     free(x->part_nodes);
@@ -74,7 +79,7 @@ uint32_t ctld_sched_prio_base(ctld_t *c)
 
 double ctld_sched_prio_fairshare(const ctld_t *c, const ctld_job_t *job)
 {
-    return 0;
+    return c->sched.x ? ctld_fairshare_factor(c, c->sched.x->fs, job) : 0;
 }
 
 /* ---- the factors of one job in one partition --------------------------------------- */
@@ -284,5 +289,6 @@ static int h_job_prio(ctld_t *c, const ctld_peer_t *peer, const json_t *req, jso
 
 const ctld_handler_t ctld_sched_prio_handlers[] = {
     {"job.prio", h_job_prio},
+    {"assoc.shares", ctld_fairshare_h_shares},
     {NULL, NULL},
 };

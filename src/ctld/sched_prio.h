@@ -12,8 +12,9 @@
  * others prio_base == 0. Factors: age since the job became eligible (held,
  * dependent and begin-time jobs do not age), job size over the whole
  * cluster, the partition's PriorityJobFactor over the largest one, the TRES
- * of PriorityWeightTRES over the partition's totals; QOS, association and
- * fair-share are 0 until accounting feeds them (ctld_sched_prio_fairshare).
+ * of PriorityWeightTRES over the partition's totals; QOS and association
+ * from accounting where it feeds them, fair-share from the job's
+ * association's fair-tree factor (sched_fairshare.h); each 0 without it.
  *
  * job.prio (user role): {job_ids?, users?, partitions?} -> {"jobs": [...],
  * "weights": {...}}: one entry per pending job and partition with the
@@ -44,9 +45,9 @@ void ctld_sched_prio_update(ctld_t *c, ctld_job_t *job, int64_t now);
 /* The job's priority in its k-th partition (sched_job.h). */
 uint32_t ctld_sched_prio_of(const ctld_job_t *job, size_t k);
 
-/* The fair-share factor of a job's association, in [0, 1]. The accounting
- * issue feeds it; until then every job gets 0 (Slurm's value for a job
- * without an association), which orders no job before another. */
+/* The fair-share factor of a job's association, in [0, 1] (fair tree,
+ * sched_fairshare.h); 0 without accounting or an association, Slurm's value,
+ * which orders no job before another. */
 double ctld_sched_prio_fairshare(const ctld_t *c, const ctld_job_t *job);
 
 extern const ctld_handler_t ctld_sched_prio_handlers[];

@@ -20,6 +20,7 @@ typedef struct ctld_sched_x {
     double max_job_factor;
     uint64_t *part_mem, *part_gpus, *part_nodes; /* per partition totals */
     int64_t calc_period;                         /* seconds */
+    struct ctld_fairshare *fs;                   /* sched_fairshare.c: usage, factors (owned) */
     /* backfill (sched_bf.c): SchedulerType, SchedulerParameters */
     bool backfill;
     int64_t bf_interval, bf_window, bf_resolution; /* seconds */
