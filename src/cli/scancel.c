@@ -8,8 +8,10 @@
  *
  * Exit status (§0.9): 0, or 1 when a named job id is unknown to the
  * controller ("scancel: error: Kill job error on job id N: Invalid job id
- * specified") or a signal could not be delivered. With the default SIGKILL a
- * job that already finished is not an error (reported only with -v).
+ * specified") or a signal could not be delivered. With the default SIGKILL
+ * (no -s, no -b, not a step) a job that already finished or is unknown is not
+ * an error and is reported only with -v, as scancel 22.05.8 does (checked:
+ * `scancel 99999` and `scancel 12_[50-60]` print nothing and exit 0).
  */
 #include "cli/cli_common.h"
 #include "cli/cli_format.h"
@@ -292,7 +294,9 @@ static int scancel_send(scancel_t *c, const char *text, json_t *body, bool is_st
     int rc = loom_cli_call(&c->cli, "job.signal", body, NULL, &err);
     if (rc == 0)
         return 0;
-    bool done = rc == -LOOM_EALREADY_DONE;
+    /* scancel 22.05: with the plain SIGKILL an unknown job (or array task)
+     * is as quiet as a finished one; -b and steps still report it. */
+    bool done = rc == -LOOM_EALREADY_DONE || (rc == -LOOM_EINVAL_JOBID && !is_step && !c->batch);
     if (done && sig == SIGKILL && c->verbose == 0)
         return 0;
     loom_cli_error(&c->cli, "Kill job error on job %s %s: %s", is_step ? "step id" : "id", text,

@@ -138,6 +138,31 @@ static int update_job_changes(loom_scontrol_t *sc, int n, char **w, json_t *chan
     return 0;
 }
 
+/* "12_[1-3]" as slurmctld 22.05 words it in errors: "12_1-3". */
+static void update_say_task(const char *text, int rc)
+{
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    for (const char *p = text; *p; p++)
+        if (*p != '[' && *p != ']')
+            loom_sbuf_addc(&sb, *p);
+    fprintf(stderr, "%s: %s\n", loom_sbuf_str(&sb), loom_strerror(rc));
+    loom_sbuf_free(&sb);
+}
+
+/* Some of the array tasks named exist and others do not: slurmctld 22.05
+ * acts on the first and scontrol reports both parts, "12_1,3-4: No error"
+ * then "12_9: Invalid job id specified". False when res says nothing so. */
+static bool update_tasks_missing(const json_t *res, int64_t job_id, int rc)
+{
+    const char *done = json_string_value(json_object_get(res, "tasks_done"));
+    const char *missing = json_string_value(json_object_get(res, "tasks_missing"));
+    if (!done || !missing)
+        return false;
+    fprintf(stderr, "%lld_%s: No error\n", (long long)job_id, done);
+    fprintf(stderr, "%lld_%s: %s\n", (long long)job_id, missing, loom_strerror(rc));
+    return true;
+}
+
 static int update_job(loom_scontrol_t *sc, const char *idtext, int n, char **w)
 {
     loom_jobid_t id;
@@ -145,7 +170,7 @@ static int update_job(loom_scontrol_t *sc, const char *idtext, int n, char **w)
         fprintf(stderr, "Invalid job id specified for job %s\n", idtext);
         return sc->cli.exit_error;
     }
-    json_t *changes = json_object();
+    json_t *changes = json_object(), *reply = NULL;
     int rc = update_job_changes(sc, n, w, changes);
     if (rc == 0) {
         json_t *body = json_pack("{s:I, s:o}", "job_id", (json_int_t)id.job_id, "changes",
@@ -159,13 +184,15 @@ static int update_job(loom_scontrol_t *sc, const char *idtext, int n, char **w)
             loom_sbuf_free(&t);
         }
         loom_err_t err = {0};
-        rc = loom_cli_call(&sc->cli, "job.update", body, NULL, &err);
+        rc = loom_cli_call(&sc->cli, "job.update", body, &reply, &err);
         json_decref(body);
-        if (rc < 0 && id.array != LOOM_JOBID_ARRAY_NONE)
-            fprintf(stderr, "%s: %s\n", idtext, loom_strerror(rc));
-        else if (rc < 0)
+        bool told = rc < 0 && update_tasks_missing(reply, id.job_id, rc);
+        if (rc < 0 && !told && id.array != LOOM_JOBID_ARRAY_NONE)
+            update_say_task(idtext, rc);
+        else if (rc < 0 && !told)
             fprintf(stderr, "%s for job %s\n", loom_strerror(rc), idtext);
     }
+    json_decref(reply);
     json_decref(changes);
     loom_jobid_free(&id);
     return rc < 0 ? sc->cli.exit_error : 0;
@@ -387,8 +414,10 @@ static int update_results(const json_t *reply, const json_t *ids, const loom_str
                 text = texts->v[k];
         /* Slurm words it "<id>: <error>" for an array task. */
         *task_err = text && strchr(text, '_');
-        if (*task_err)
-            fprintf(stderr, "%s: %s\n", text, loom_strerror(rc));
+        if (update_tasks_missing(res, jid, rc))
+            *task_err = true;
+        else if (*task_err)
+            update_say_task(text, rc);
         else
             fprintf(stderr, "%s for job %s\n", loom_strerror(rc), text ? text : "?");
         last = rc;

@@ -597,11 +597,12 @@ static void jobenv_gpu_echoes(const json_t *desc, loom_jobenv_job_t *job)
         job->cpus_per_gpu = (uint32_t)strtoul(v, NULL, 10);
 }
 
-/* SLURM_ARRAY_TASK_COUNT/MIN/MAX/STEP from the --array spec ("0-15:4%2,20"). */
+/* SLURM_ARRAY_TASK_COUNT/MIN/MAX/STEP from the --array spec ("0-15:4%2,20").
+ * The step is that of the first element written with one (0 when none is):
+ * sbatch 22.05 gives "1,3,5" step 1 and "2,20-30:5" step 5. */
 static void jobenv_array(const char *spec, loom_jobenv_job_t *job)
 {
-    uint32_t count = 0, min = UINT32_MAX, max = 0, step = 0, prev = 0;
-    bool uniform = true;
+    uint32_t count = 0, min = UINT32_MAX, max = 0, step = 0;
     loom_strv_t parts = LOOM_STRV_INIT;
     char *copy = loom_xstrdup(spec);
     char *pct = strchr(copy, '%');
@@ -613,15 +614,11 @@ static void jobenv_array(const char *spec, loom_jobenv_job_t *job)
         unsigned long a = strtoul(parts.v[i], &end, 10), b = a, s = 1;
         if (*end == '-')
             b = strtoul(end + 1, &end, 10);
-        if (*end == ':')
+        if (*end == ':') {
             s = strtoul(end + 1, &end, 10);
+            step = step ? step : (uint32_t)s;
+        }
         for (unsigned long x = a; s && x <= b && count < 1000000; x += s) {
-            if (count > 0 && uniform) {
-                uint32_t d = (uint32_t)x - prev;
-                uniform = step == 0 || d == step;
-                step = d;
-            }
-            prev = (uint32_t)x;
             min = (uint32_t)x < min ? (uint32_t)x : min;
             max = (uint32_t)x > max ? (uint32_t)x : max;
             count++;
@@ -632,7 +629,7 @@ static void jobenv_array(const char *spec, loom_jobenv_job_t *job)
     job->array_task_count = count;
     job->array_task_min = count ? min : 0;
     job->array_task_max = max;
-    job->array_task_step = uniform && step ? step : 1;
+    job->array_task_step = step ? step : 1;
 }
 
 /* Per node CPU counts from the alloc list, and this node's index. */

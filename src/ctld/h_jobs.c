@@ -60,7 +60,8 @@ static int h_jobs_enqueue(ctld_t *c, ctld_job_t *job, loom_err_t *err)
         job->prio_base = ctld_sched_prio_base(c);
     job->priority = job->hold ? 0 : ctld_sched_initial_prio(c, job, job->submit_time);
     job->eligible_time = job->submit_time;
-    job->reason = job->hold ? "JobHeldUser" : "None";
+    /* As slurmctld: a job that waits on others shows it from its submission. */
+    job->reason = job->hold ? "JobHeldUser" : job->dependency ? "Dependency" : "None";
     json_t *ev =
         json_pack("{s:s, s:o}", "ev", "job.submit", "job", ctld_job_record(c, job, CTLD_REC_FULL));
     int rc = ctld_commit(c, ev, err);
@@ -571,7 +572,13 @@ static int h_job_update(ctld_t *c, const ctld_peer_t *peer, const json_t *req, j
     }
     ctld_vec_free(&jobs);
     loom_rangeset_free(&in_meta);
+    json_t *missing = json_object(); /* some of the named tasks are not there */
+    if (rc == 0 && ctld_array_note_missing(c, id, tasks, missing) < 0)
+        rc = loom_errf(&err, -LOOM_EINVAL_JOBID, "Invalid job id specified");
     *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");
+    if (*reply)
+        json_object_update(*reply, missing);
+    json_decref(missing);
     return rc;
 }
 
@@ -659,10 +666,12 @@ static int h_batch(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t
         loom_err_t err = {0};
         loom_sbuf_t dummy = LOOM_SBUF_INIT;
         uint32_t id = h_batch_id(v, &dummy);
-        loom_sbuf_free(&dummy);
         int one = h_batch_entry(c, peer, req, op, v, &err);
         json_t *r =
             json_pack("{s:I, s:I, s:i}", "job_id", (json_int_t)id, "index", (json_int_t)i, "rc", 0);
+        if (one == 0 && dummy.len) /* some of the named tasks are not there */
+            one = ctld_array_note_missing(c, id, loom_sbuf_str(&dummy), r);
+        loom_sbuf_free(&dummy);
         if (one < 0) {
             json_object_set_new(r, "rc", json_string(loom_errname(one)));
             json_object_set_new(r, "msg", json_string(err.msg));

@@ -462,6 +462,35 @@ static void array_tasks_in(const ctld_array_t *a, const loom_rangeset_t *set, ct
         qsort(out->v + from, out->n - from, sizeof(*out->v), array_cmp_task);
 }
 
+int ctld_array_note_missing(const ctld_t *c, uint32_t id, const char *tasks, json_t *r)
+{
+    const ctld_array_t *a = ctld_array_find(c, id);
+    loom_rangeset_t set = LOOM_RANGESET_INIT, done = LOOM_RANGESET_INIT;
+    if (!a || !tasks || !*tasks || loom_rangeset_parse(tasks, LOOM_ARRAY_INDEX_MAX, &set, NULL) < 0)
+        return 0;
+    if (a->meta && a->meta->array_pending)
+        array_intersect(&set, a->meta->array_pending, &done);
+    for (size_t i = 0; i < a->tasks.cap; i++)
+        if (a->tasks.vals[i] && loom_rangeset_contains(&set, a->tasks.keys[i]))
+            loom_rangeset_add(&done, a->tasks.keys[i], a->tasks.keys[i]);
+    for (size_t i = 0; i < done.n; i++)
+        array_set_minus(&set, done.r[i].lo, done.r[i].hi);
+    int rc = 0;
+    if (!loom_rangeset_empty(&set) && !loom_rangeset_empty(&done)) {
+        loom_sbuf_t d = LOOM_SBUF_INIT, m = LOOM_SBUF_INIT;
+        loom_rangeset_format(&done, &d);
+        loom_rangeset_format(&set, &m);
+        json_object_set_new(r, "tasks_done", json_string(loom_sbuf_str(&d)));
+        json_object_set_new(r, "tasks_missing", json_string(loom_sbuf_str(&m)));
+        loom_sbuf_free(&d);
+        loom_sbuf_free(&m);
+        rc = -LOOM_EINVAL_JOBID;
+    }
+    loom_rangeset_free(&set);
+    loom_rangeset_free(&done);
+    return rc;
+}
+
 int ctld_array_split_set(ctld_t *c, ctld_job_t *meta, const loom_rangeset_t *set, ctld_vec_t *out,
                          loom_err_t *err)
 {

@@ -27,7 +27,7 @@
  * ctld_array_records; the job_mgr.c hooks ctld_array_attach, _detach,
  * _recount; ctld_array_from_desc (submission); ctld_array_split,
  * ctld_array_take_task, ctld_array_startable (the scheduler);
- * ctld_array_resolve, ctld_array_drop_tasks (commands);
+ * ctld_array_resolve, ctld_array_drop_tasks, ctld_array_note_missing (commands);
  * ctld_array_apply_split (journal);
  * ctld_array_set_pending, ctld_array_set_throttle (job.update keys);
  * ctld_array_pending_text.
@@ -108,6 +108,13 @@ int ctld_array_drop_tasks(ctld_t *c, ctld_job_t *meta, const loom_rangeset_t *ta
  * (may be NULL). LOOM_EINVAL_JOBID when it names nothing. */
 int ctld_array_resolve(ctld_t *c, uint32_t id, const char *tasks, bool split, ctld_vec_t *out,
                        loom_rangeset_t *in_meta, loom_err_t *err);
+
+/* After a command acted on the tasks `tasks` ("1-3,9") of array id: when
+ * some of them exist and others do not (never there, or dropped), put
+ * "tasks_done" and "tasks_missing" (range texts) into r and return
+ * -LOOM_EINVAL_JOBID, for scontrol to report both parts as slurmctld 22.05
+ * does ("12_1-3: No error", "12_9: Invalid job id specified"); else 0. */
+int ctld_array_note_missing(const ctld_t *c, uint32_t id, const char *tasks, json_t *r);
 
 /* Split off every task of set (all pending in meta), pushing their records to out. */
 int ctld_array_split_set(ctld_t *c, ctld_job_t *meta, const loom_rangeset_t *set, ctld_vec_t *out,

@@ -310,8 +310,12 @@ static int report_cluster_row(void *arg, int ncols, const char *const *vals)
         return 0;
     int64_t wait_end = start > 0 ? start : end > 0 ? end : c->q->now;
     int64_t wait = loom_report_overlap(elig, wait_end, c->q->start, c->q->end);
-    if (wait > 0)
-        report_add_tres(vals, RC_REQ, wait, c->planned);
+    if (wait <= 0)
+        return 0;
+    json_t *req = json_object(); /* Planned counts CPUs only, as 22.05's rollup does */
+    report_add_tres(vals, RC_REQ, wait, req);
+    report_add(c->planned, "cpu", json_integer_value(json_object_get(req, "cpu")));
+    json_decref(req);
     return 0;
 }
 

@@ -14,7 +14,7 @@
  * not the size of the table. Times are TRES-seconds over [start, end):
  * Allocated = the jobs' TRES × run time inside the window (a running job up
  * to `now`); Reported and Down = the capacity records integrated over the
- * window; Planned = the TRES × eligible-wait time of jobs inside the window,
+ * window; Planned = the CPUs × eligible-wait time of jobs inside the window,
  * at most the idle time (the rest is OverCommitted), as 22.05 documents it;
  * PlannedDown is 0 (no maintenance reservations yet); Idle = Reported − the
  * others.

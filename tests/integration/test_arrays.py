@@ -42,7 +42,7 @@ def wait_done(cluster, array_id, ntasks, timeout=60):
 
 ENV_SCRIPT = """#!/bin/sh
 echo "$SLURM_JOB_ID $SLURM_ARRAY_JOB_ID $SLURM_ARRAY_TASK_ID $SLURM_ARRAY_TASK_COUNT \
-$SLURM_ARRAY_TASK_MIN $SLURM_ARRAY_TASK_MAX"
+$SLURM_ARRAY_TASK_MIN $SLURM_ARRAY_TASK_MAX $SLURM_ARRAY_TASK_STEP"
 """
 
 
@@ -54,7 +54,8 @@ def test_tasks_env_and_default_output(cluster):
     by_task = {r["array_task_id"]: r["job_id"] for r in recs}
     for task in (1, 3, 5, 8):
         out = (cluster.work / ("slurm-%d_%d.out" % (a, task))).read_text().split()
-        assert out == [str(by_task[task]), str(a), str(task), "4", "1", "8"], out
+        # the step of the first "a-b:s" element, as sbatch 22.05.8 sets it
+        assert out == [str(by_task[task]), str(a), str(task), "4", "1", "8", "2"], out
     # the master id ends with the last task started (Slurm 22.05)
     assert by_task[8] == a and len(set(by_task.values())) == 4
 
@@ -140,6 +141,12 @@ def test_scancel_forms(cluster):
     cluster.run("scancel", "%d_3" % a, check=True)
     cluster.run("scancel", "%d_[5-6,9]" % a, check=True)
     assert lines(squeue(cluster, "-o", "%i %t")) == [["%d_[0-2,4,7-8]" % a, "PD"]]
+    # tasks already gone (or never there) are not an error with the plain
+    # SIGKILL: scancel 22.05.8 prints nothing and exits 0
+    for gone in ("%d_3" % a, "%d_[5-6,50-60]" % a, "%d_77" % a):
+        p = cluster.run("scancel", gone)
+        assert (p.returncode, p.stderr) == (0, ""), (gone, p.stderr)
+    assert lines(squeue(cluster, "-o", "%i %t")) == [["%d_[0-2,4,7-8]" % a, "PD"]]
     # one held task split off and cancelled alone; then the whole array
     b = sbatch(cluster, "--array=0-3", "--wrap", "sleep 30")
     cluster.wait_for(lambda: sum(1 for r in records(cluster, b)
@@ -190,3 +197,24 @@ def test_restart_keeps_the_array(cluster):
     assert len({r["job_id"] for r in recs}) == 10
     for t in range(10):
         assert (cluster.work / ("slurm-%d_%d.out" % (a, t))).exists()
+
+
+def test_some_named_tasks_missing(cluster):
+    """scontrol on a task set of which only part exists: slurmctld 22.05 acts
+    on the part that exists, and scontrol reports both parts and exits 1."""
+    a = sbatch(cluster, "-H", "--array=0-9", "--wrap", "true")
+    p = cluster.run("scontrol", "update", "jobid=%d_[5,6,20]" % a, "Name=zz")
+    assert p.returncode == 1
+    assert p.stderr == "%d_5-6: No error\n%d_20: Invalid job id specified\n" % (a, a)
+    p = cluster.run("scontrol", "hold", "%d_[1,3-4,12-13]" % a)
+    assert p.returncode == 1
+    assert p.stderr == "%d_1,3-4: No error\n%d_12-13: Invalid job id specified\n" % (a, a)
+    names = {r["array_task_id"]: (r["name"], r["reason"]) for r in records(cluster, a)
+             if r.get("array_task_id") is not None}
+    assert names[5] == names[6] == ("zz", "JobHeldUser")
+    assert names[1] == names[3] == names[4] == ("wrap", "JobHeldAdmin")
+    # nothing of the set there: one line, the set without brackets
+    for cmd in (["hold", "%d_[40-50]" % a], ["update", "jobid=%d_[40-50]" % a, "Name=x"]):
+        p = cluster.run("scontrol", *cmd)
+        assert (p.returncode, p.stderr) == (1, "%d_40-50: Invalid job id specified\n" % a)
+    cluster.run("scancel", str(a), check=True)

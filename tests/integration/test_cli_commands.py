@@ -184,7 +184,11 @@ def test_scancel_ids_filters_and_exit_codes(cluster):
     cluster.wait_job(a, "CANCELLED")
     # an already finished job is not an error with the default SIGKILL
     assert run(cluster, "scancel", str(a)).stderr == ""
-    p = run(cluster, "scancel", "99999", rc=1)
+    # so is an unknown one (scancel 22.05.8), except with a signal or -b
+    assert run(cluster, "scancel", "99999").stderr == ""
+    p = run(cluster, "scancel", "-v", "99999")
+    assert "scancel: error: Kill job error on job id 99999: Invalid job id specified\n" in p.stderr
+    p = run(cluster, "scancel", "-s", "USR1", "99999", rc=1)
     assert p.stderr == "scancel: error: Kill job error on job id 99999: Invalid job id specified\n"
     p = run(cluster, "scancel", "abc", rc=1)
     assert p.stderr == "scancel: error: Invalid job id abc\n"

@@ -33,6 +33,8 @@ def test_seed004_chain_and_multi(cluster):
     """The seed 004 chain: sbatch --parsable, then --dependency=afterok:$job1."""
     j1 = sbatch(cluster, "--wrap", "sleep 1")
     j2 = sbatch(cluster, "--dependency=afterok:%d" % j1, "--wrap", "true")
+    # waiting shows from the submission on, before any scheduling pass (slurmctld 22.05)
+    assert show(cluster, j2) == ("PENDING", "Dependency", "afterok:%d(unfulfilled)" % j1)
     j3 = sbatch(cluster, "--dependency=afterok:%d" % j2, "--wrap", "true")
     many = sbatch(cluster, "--dependency=afterok:%d:%d:%d" % (j1, j2, j3), "--wrap", "true")
     assert show(cluster, many)[2] == ("afterok:%d(unfulfilled),afterok:%d(unfulfilled),"

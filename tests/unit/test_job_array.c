@@ -182,6 +182,26 @@ static void test_drop_and_resolve(void **state)
     assert_int_equal(ctld_array_resolve(c, meta->id, "8", true, &out, NULL, NULL), 0);
     assert_int_equal(((ctld_job_t *)out.v[0])->array_task_id, 8);
     assert_string_equal(pending_text(meta), "1-2,4,7");
+    /* 12_[0-4,50-60]: tasks 0-2,4 are there (split or pending), the rest not */
+    static const struct {
+        const char *tasks, *done, *missing;
+    } notes[] = {
+        {"0-4,50-60", "0-2,4", "3,50-60"},
+        {"8,1", NULL, NULL}, /* all there */
+        {"3", NULL, NULL},   /* nothing there: the caller's own error */
+        {"bad", NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++) {
+        json_t *r = json_object();
+        int rc = ctld_array_note_missing(c, meta->id, notes[i].tasks, r);
+        assert_int_equal(rc, notes[i].missing ? -LOOM_EINVAL_JOBID : 0);
+        const char *done = json_string_value(json_object_get(r, "tasks_done"));
+        const char *missing = json_string_value(json_object_get(r, "tasks_missing"));
+        assert_true(notes[i].done ? done && strcmp(done, notes[i].done) == 0 : !done);
+        assert_true(notes[i].missing ? missing && strcmp(missing, notes[i].missing) == 0
+                                     : !missing);
+        json_decref(r);
+    }
     ctld_vec_free(&out);
     loom_rangeset_free(&in_meta);
     /* dropping every pending task cancels the meta record */

@@ -481,10 +481,9 @@ static void test_jobenv_from_json(void **state)
         const char *spec;
         uint32_t count, min, max, step;
     } arrays[] = {
-        {"1,3,5", 3, 1, 5, 2},
-        {"1-3,7", 4, 1, 7, 1},
-        {"5", 1, 5, 5, 1},
-        {"0-99%8", 100, 0, 99, 1},
+        {"1,3,5", 3, 1, 5, 1}, /* sbatch 22.05: a step only from "a-b:s" */
+        {"1-3,7", 4, 1, 7, 1},           {"1-5:2,8", 4, 1, 8, 2}, {"2,20-30:5", 4, 2, 30, 5},
+        {"0-10:5,11-20:3", 7, 0, 20, 5}, {"5", 1, 5, 5, 1},       {"0-99%8", 100, 0, 99, 1},
     };
     for (size_t i = 0; i < N_(arrays); i++) {
         json_t *r = json_pack("{s:i, s:i, s:i, s:{s:s}}", "job_id", 5, "array_job_id", 5,
