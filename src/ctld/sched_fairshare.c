@@ -99,7 +99,7 @@ static void fs_job_tres(const ctld_job_t *job, loom_fairtree_tres_t *t)
         loom_gres_count(&job->gres_list, "gpu") * nodes + loom_gres_count(&job->gpus_list, "gpu");
 }
 
-static void fs_charge_job(ctld_t *c, ctld_fairshare_t *fs, const ctld_assoc_tree_t *tree,
+static void fs_charge_job(ctld_fairshare_t *fs, const ctld_assoc_tree_t *tree,
                           const ctld_job_t *job, int64_t to)
 {
     int64_t from = job->start_time > fs->last ? job->start_time : fs->last;
@@ -124,7 +124,6 @@ static void fs_charge_job(ctld_t *c, ctld_fairshare_t *fs, const ctld_assoc_tree
     fs_entry_add(e, 0, billing * uf * decay);
     for (size_t i = 0; i < FS_NTRES; i++)
         fs_entry_add(e, i + 1, counts[i] * uf * decay);
-    (void)c;
 }
 
 /* Decay (or reset) everything, then charge what ran since the last time. */
@@ -138,11 +137,11 @@ static void fs_charge(ctld_t *c, ctld_fairshare_t *fs, int64_t now)
         fs_decay_all(fs, loom_fairtree_decay(now - fs->last, fs->half_life));
     const ctld_assoc_tree_t *tree = ctld_assoc_tree(c);
     for (size_t i = 0; tree && i < c->jobs_running.n; i++)
-        fs_charge_job(c, fs, tree, c->jobs_running.v[i], now);
+        fs_charge_job(fs, tree, c->jobs_running.v[i], now);
     for (size_t i = 0; tree && i < c->jobs_done.n; i++) {
         const ctld_job_t *job = c->jobs_done.v[i];
         if (job->end_time > fs->last)
-            fs_charge_job(c, fs, tree, job, job->end_time < now ? job->end_time : now);
+            fs_charge_job(fs, tree, job, job->end_time < now ? job->end_time : now);
     }
     fs->last = now;
 }
@@ -221,6 +220,8 @@ static int fs_child_cmp(const void *x, const void *y)
 
 static void fs_add_subtree(ctld_fairshare_t *fs, const ctld_assoc_t *a, int32_t parent)
 {
+    if (fs->n >= fs->nassoc) /* each association is some one's child: never, unless corrupt */
+        return;
     size_t me = fs->n++;
     bool user = a->user && *a->user;
     char *key = fs_key(a->account, a->user, a->partition);

@@ -46,8 +46,11 @@ static int fairtree_check(const loom_fairtree_node_t *nodes, size_t n, loom_err_
 static void fairtree_sums(loom_fairtree_node_t *nodes, size_t n)
 {
     double *level = loom_xcalloc(n, sizeof(double));
-    for (size_t i = 0; i < n; i++)
-        nodes[i].usage_raw = nodes[i].is_user ? nodes[i].usage_own : 0;
+    for (size_t i = 0; i < n; i++) {
+        double u = nodes[i].usage_own;
+        /* Usage is never negative or unbounded; such input counts as none. */
+        nodes[i].usage_raw = nodes[i].is_user && isfinite(u) && u > 0 ? u : 0;
+    }
     for (size_t i = n; i-- > 1;) {
         nodes[nodes[i].parent].usage_raw += nodes[i].usage_raw;
         level[nodes[i].parent] += nodes[i].shares_raw;
@@ -73,6 +76,10 @@ static void fairtree_sums(loom_fairtree_node_t *nodes, size_t n)
             a->level_fs = INFINITY;
         else
             a->level_fs = a->shares_norm / a->usage_efctv;
+        if (isnan(a->level_fs) || isnan(a->usage_efctv)) { /* sums that overflowed */
+            a->usage_efctv = 0;
+            a->level_fs = 0;
+        }
     }
     free(level);
 }

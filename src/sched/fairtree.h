@@ -41,7 +41,7 @@ typedef struct loom_fairtree_node {
     int32_t parent; /* -1 for the root */
     bool is_user;
     uint32_t shares_raw;
-    double usage_own; /* a user's raw usage; ignored for accounts */
+    double usage_own; /* a user's raw usage; ignored for accounts; < 0, NaN, inf: 0 */
     /* Out. */
     double usage_raw;   /* own plus descendants' */
     double shares_norm; /* within its level (the root: 0) */

@@ -93,9 +93,21 @@ def test_fairshare_usage_priority_sshare_restart(fs):
     # root's children: the root user's own association (as Slurm creates it), busy, idle.
     assert rows[("busy", "")]["NormShares"] == "0.333333"
 
-    busy = sbatch(c, "-A", "busy", "-n", "2", "--wrap", "sleep 30")
+    # A job that ends between two calculations is charged to its end: 2 CPUs
+    # for its run time (the decay over a few seconds of a one-hour half-life
+    # is below 0.2%).
+    short = sbatch(c, "-A", "busy", "-n", "2", "--wrap", "sleep 3")
+    rec = c.wait_job(short, "COMPLETED")
+    ran = rec["end_time"] - rec["start_time"]
+    c.wait_for(lambda: usage(c, "busy") >= 2 * ran - 1, "the short job's usage", timeout=40)
+    assert usage(c, "busy") <= 2 * ran, (usage(c, "busy"), ran)
+    tres = shares(c, "-o", "Account,User,GrpTRESRaw")[("busy", c.user)]["GrpTRESRaw"]
+    assert tres.startswith("cpu=0,mem=") and ",node=0,billing=0," in tres, tres
+
+    busy = sbatch(c, "-A", "busy", "-n", "2", "-t", "10", "--wrap", "sleep 30")
     c.wait_job(busy, "RUNNING")
-    c.wait_for(lambda: usage(c, "busy") >= 4, "busy's usage to grow", timeout=40)
+    used = usage(c, "busy")
+    c.wait_for(lambda: usage(c, "busy") >= used + 4, "busy's usage to grow", timeout=40)
     # Both wait behind the running job (the node is full); idle's ranks higher.
     b2 = sbatch(c, "-A", "busy", "-n", "2", "--wrap", "true")
     i2 = sbatch(c, "-A", "idle", "-n", "2", "--wrap", "true")
@@ -115,6 +127,9 @@ def test_fairshare_usage_priority_sshare_restart(fs):
     assert rows[("busy", "")]["EffectvUsage"] == "1.000000"
     assert rows[("idle", "")]["LevelFS"] == "inf"
     assert rows[("root", "")]["RawShares"] == ""
+    # TRESRunMins: what the running job may still use (2 CPUs, about 10 minutes).
+    run = dict(kv.split("=") for kv in rows[("busy", c.user)]["TRESRunMins"].split(","))
+    assert 16 <= int(run["cpu"]) <= 20 and int(run["node"]) in (8, 9, 10), run
 
     # The layout: Slurm's header, the tree indented one space per level.
     out = c.run("sshare", "-a").stdout

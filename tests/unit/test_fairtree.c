@@ -188,6 +188,28 @@ static void test_malformed(void **state)
     assert_int_equal(loom_fairtree_compute(NULL, 0, NULL), -EINVAL);
 }
 
+/* Usage that is negative, NaN or infinite counts as none; sums that overflow
+ * to infinity leave finite, ordered factors (no NaN reaches the sort). */
+static void test_bad_usage(void **state)
+{
+    (void)state;
+    loom_fairtree_node_t n[6] = {
+        {.parent = -1},
+        {.parent = 0, .is_user = true, .shares_raw = 1, .usage_own = -5},
+        {.parent = 0, .is_user = true, .shares_raw = 1, .usage_own = NAN},
+        {.parent = 0, .is_user = true, .shares_raw = 1, .usage_own = INFINITY},
+        {.parent = 0, .is_user = true, .shares_raw = 1, .usage_own = 1e308},
+        {.parent = 0, .is_user = true, .shares_raw = 1, .usage_own = 1e308},
+    };
+    assert_int_equal(loom_fairtree_compute(n, 6, NULL), 0);
+    for (size_t i = 1; i < 6; i++) {
+        assert_false(isnan(n[i].level_fs));
+        assert_true(n[i].fs_factor > 0 && n[i].fs_factor <= 1);
+    }
+    assert_true(n[1].usage_raw == 0 && n[2].usage_raw == 0 && n[3].usage_raw == 0);
+    assert_true(n[1].fs_factor == 1 && n[2].fs_factor == 1 && n[3].fs_factor == 1);
+}
+
 static void test_decay(void **state)
 {
     (void)state;
@@ -282,8 +304,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cases),     cmocka_unit_test(test_sums),
-        cmocka_unit_test(test_malformed), cmocka_unit_test(test_decay),
-        cmocka_unit_test(test_reset),     cmocka_unit_test(test_billing),
+        cmocka_unit_test(test_malformed), cmocka_unit_test(test_bad_usage),
+        cmocka_unit_test(test_decay),     cmocka_unit_test(test_reset),
+        cmocka_unit_test(test_billing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
