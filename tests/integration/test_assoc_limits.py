@@ -67,6 +67,11 @@ class AcctCluster:
         assert p.returncode == 0, p.stderr
         return p
 
+    def add_user(self, account, *opts):
+        """The test's user in account, made its default (the user may be root)."""
+        self.mgr("add", "user", self.c.user, "account=" + account, *opts)
+        self.mgr("modify", "user", self.c.user, "set", "defaultaccount=" + account)
+
     def generation(self):
         """The controller's tree generation, from its log."""
         try:
@@ -106,9 +111,134 @@ def acct(request, make_cluster):
 def test_tree_loaded_and_cached(acct):
     a = acct()
     a.mgr("add", "account", "phys")
-    a.mgr("add", "user", a.c.user, "account=phys")
+    a.add_user("phys")
     a.c.start()
     gen = a.wait_loaded()
     assert (a.c.state / "assoc_cache.json").exists()
     a.mgr("modify", "account", "phys", "set", "grpjobs=3")
     a.wait_loaded(gen)
+
+
+def test_submit_rejections_and_defaults(acct):
+    a = acct()
+    a.mgr("add", "account", "phys")
+    a.mgr("add", "qos", "fast", "priority=100")
+    a.add_user("phys")
+    a.c.start()
+    a.wait_loaded()
+    p = a.sbatch("-A", "nosuch", "--wrap=true")
+    assert p.returncode == 1
+    assert p.stderr == ("sbatch: error: Batch job submission failed: Invalid account or "
+                        "account/partition combination specified\n")
+    p = a.sbatch("--qos=fast", "--wrap=true")
+    assert p.returncode == 1
+    assert p.stderr == "sbatch: error: Batch job submission failed: Invalid qos specification\n"
+    p = a.sbatch("--qos=nosuch", "--wrap=true")
+    assert p.returncode == 1 and "Invalid qos specification" in p.stderr
+    p = a.sbatch("--wrap=sleep 30")
+    assert p.returncode == 0, p.stderr
+    job = a.c.job(int(p.stdout.strip()))
+    assert job["account"] == "phys" and job["qos"] == "normal"
+    out = a.c.run("squeue", "-h", "-o", "%a %q", "-j", p.stdout.strip()).stdout
+    assert out == "phys normal\n"
+    out = a.c.run("scontrol", "show", "job", p.stdout.strip()).stdout
+    assert "Account=phys QOS=normal" in out
+    # The QOS becomes usable once the association lists it.
+    gen = a.generation()
+    a.mgr("modify", "user", a.c.user, "set", "qos+=fast")
+    a.wait_loaded(gen)
+    p = a.sbatch("--qos=fast", "--wrap=true")
+    assert p.returncode == 0, p.stderr
+    assert a.c.job(int(p.stdout.strip()))["qos"] == "fast"
+
+
+def test_submit_limit_rejected(acct):
+    a = acct()
+    a.mgr("add", "account", "phys")
+    a.add_user("phys", "maxsubmitjobs=2")
+    a.c.start()
+    a.wait_loaded()
+    for _ in range(2):
+        assert a.sbatch("--wrap=sleep 30").returncode == 0
+    p = a.sbatch("--wrap=sleep 30")
+    assert p.returncode == 1
+    assert p.stderr == ("sbatch: error: Batch job submission failed: Job violates accounting/QOS "
+                        "policy (job submit limit, user's size and/or time limits)\n")
+
+
+def test_pending_reasons_and_release(acct):
+    a = acct()
+    a.mgr("add", "account", "phys", "grptres=gres/gpu=2")
+    a.add_user("phys", "maxjobs=2")
+    a.c.start()
+    a.wait_loaded()
+    ids = [int(a.sbatch("-n1", "--wrap=sleep 300").stdout) for _ in range(3)]
+    a.c.wait_job(ids[0], "RUNNING")
+    a.c.wait_job(ids[1], "RUNNING")
+    a.c.wait_for(lambda: a.reason(ids[2]) == "AssocMaxJobsLimit", "AssocMaxJobsLimit")
+    out = a.c.run("squeue", "-h", "-o", "%i %r", "-j", str(ids[2])).stdout
+    assert out == "%d AssocMaxJobsLimit\n" % ids[2]
+    a.c.run("scancel", str(ids[0]), check=True)
+    a.c.wait_job(ids[2], "RUNNING")
+    for j in ids[1:]:
+        a.c.run("scancel", str(j), check=True)
+    # GPUs over the account's GrpTRES: the second job waits for AssocGrpGRES.
+    g1 = int(a.sbatch("--gres=gpu:2", "--wrap=sleep 300").stdout)
+    g2 = int(a.sbatch("--gres=gpu:1", "--wrap=sleep 300").stdout)
+    a.c.wait_job(g1, "RUNNING")
+    a.c.wait_for(lambda: a.reason(g2) == "AssocGrpGRES", "AssocGrpGRES")
+    a.c.run("scancel", str(g1), check=True)
+    a.c.wait_job(g2, "RUNNING")
+
+
+def test_seed_004_qos(acct):
+    """Seed 004's QoS commands, unchanged. As on Slurm, "add qos name=normal"
+    finds the QOS that exists and changes nothing; high and low bind jobs."""
+    a = acct()
+    for acc in ("ai-research", "students"):
+        a.mgr("add", "account", acc)
+    a.add_user("ai-research")
+    lines = [
+        "add qos name=high priority=1000 MaxWall=7-00:00:00 MaxJobsPerUser=10",
+        "add qos name=normal priority=500 MaxWall=3-00:00:00 MaxJobsPerUser=5",
+        "add qos name=low priority=100 MaxWall=1-00:00:00 MaxJobsPerUser=2",
+        "modify account ai-research set qos=high",
+        "modify account students set qos=normal",
+    ]
+    for line in lines:
+        a.c.run("sacctmgr", "-i", *line.split())
+    a.c.start()
+    a.wait_loaded()
+    p = a.sbatch("--qos=normal", "--wrap=true")
+    assert p.returncode == 1 and "Invalid qos specification" in p.stderr
+    p = a.sbatch("--wrap=sleep 300")
+    job = a.c.job(int(p.stdout))
+    assert job["qos"] == "high" and job["time_limit"] == 7 * 24 * 60
+    p = a.sbatch("-t", "8-00:00:00", "--wrap=true")
+    assert p.returncode == 0
+    a.c.wait_for(lambda: a.reason(int(p.stdout)) == "QOSMaxWallDurationPerJobLimit",
+                 "QOSMaxWallDurationPerJobLimit")
+    gen = a.generation()
+    a.mgr("modify", "user", a.c.user, "set", "qos+=low")
+    a.wait_loaded(gen)
+    ids = [int(a.sbatch("--qos=low", "--wrap=sleep 300").stdout) for _ in range(3)]
+    a.c.wait_for(lambda: a.reason(ids[2]) == "QOSMaxJobsPerUserLimit", "QOSMaxJobsPerUserLimit")
+    assert [a.c.job(j)["state"][0] for j in ids[:2]] == ["RUNNING", "RUNNING"]
+    assert a.c.job(ids[0])["time_limit"] == 24 * 60
+
+
+def test_enforcement_survives_dbd_down(acct):
+    a = acct()
+    a.mgr("add", "account", "phys")
+    a.add_user("phys", "maxjobs=1")
+    a.c.start()
+    a.wait_loaded()
+    a.stop_dbd()
+    a.c.kill_ctld()
+    a.c.start_ctld()
+    p = a.sbatch("-A", "nosuch", "--wrap=true")
+    assert "Invalid account" in p.stderr
+    ids = [int(a.sbatch("--wrap=sleep 300").stdout) for _ in range(2)]
+    a.c.wait_job(ids[0], "RUNNING")
+    a.c.wait_for(lambda: a.reason(ids[1]) == "AssocMaxJobsLimit", "AssocMaxJobsLimit")
+    assert a.c.job(ids[1])["account"] == "phys"

@@ -1,0 +1,482 @@
+/*
+ * assoc_policy.c - associations, QOS and limits applied to jobs. See
+ * assoc_policy.h.
+ */
+#include "ctld/assoc_policy.h"
+#include "common/jobstate.h"
+#include "common/log.h"
+#include "common/rangeset.h"
+#include "common/xalloc.h"
+#include "ctld/job_array.h"
+#include "ctld/job_mgr.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the pure check ---------------------------------------------------------------- */
+
+/* Slurm's reason names by TRES kind and limit scope. */
+enum { POL_GRP, POL_PER_JOB, POL_PER_USER, POL_PER_ACCT };
+
+static const char *policy_tres_reason(bool qos, int scope, const char *tres)
+{
+    static const char *const qos_names[4][4] = {
+        /* cpu, mem, node, other */
+        {"QOSGrpCpuLimit", "QOSGrpMemLimit", "QOSGrpNodeLimit", "QOSGrpGRES"},
+        {"QOSMaxCpuPerJobLimit", "QOSMaxMemoryPerJob", "QOSMaxNodePerJobLimit", "QOSMaxGRESPerJob"},
+        {"QOSMaxCpuPerUserLimit", "QOSMaxMemoryPerUser", "QOSMaxNodePerUserLimit",
+         "QOSMaxGRESPerUser"},
+        {"QOSMaxCpuPerAccountLimit", "QOSMaxMemoryPerAccount", "QOSMaxNodePerAccountLimit",
+         "QOSMaxGRESPerAccount"},
+    };
+    static const char *const assoc_names[2][4] = {
+        {"AssocGrpCpuLimit", "AssocGrpMemLimit", "AssocGrpNodeLimit", "AssocGrpGRES"},
+        {"AssocMaxCpuPerJobLimit", "AssocMaxMemPerJob", "AssocMaxNodePerJobLimit",
+         "AssocMaxGRESPerJob"},
+    };
+    int k = strcmp(tres, "cpu") == 0    ? 0
+            : strcmp(tres, "mem") == 0  ? 1
+            : strcmp(tres, "node") == 0 ? 2
+                                        : 3;
+    return qos ? qos_names[scope][k] : assoc_names[scope == POL_GRP ? 0 : 1][k];
+}
+
+/* The first TRES of lim that used + job would exceed; skip those set in
+ * `over` (a limit of the QOS that takes precedence). NULL when none. */
+static const char *policy_tres_over(const ctld_tres_t *lim, const ctld_tres_t *used,
+                                    const ctld_tres_t *job, const ctld_tres_t *over)
+{
+    for (size_t i = 0; i < lim->n; i++) {
+        const char *name = lim->it[i].name;
+        if (over && ctld_tres_get(over, name) >= 0)
+            continue;
+        int64_t want = ctld_tres_get(job, name);
+        if (want <= 0)
+            continue;
+        int64_t have = used ? ctld_tres_get(used, name) : 0;
+        if ((have < 0 ? 0 : have) + want > lim->it[i].v)
+            return name;
+    }
+    return NULL;
+}
+
+static int64_t policy_jobs(const ctld_policy_use_t *u)
+{
+    return u ? u->jobs : 0;
+}
+
+static const ctld_tres_t *policy_tres(const ctld_policy_use_t *u)
+{
+    return u ? &u->tres : NULL;
+}
+
+static bool policy_wall_over(int64_t lim, int64_t time_limit)
+{
+    return lim >= 0 && (time_limit < 0 || time_limit > lim);
+}
+
+/* Per-job limits: no waiting frees them. */
+static const char *policy_never(const ctld_policy_in_t *in)
+{
+    const ctld_qos_t *q = in->qos;
+    const ctld_assoc_t *a = in->assoc;
+    if (q && policy_wall_over(q->max_wall, in->time_limit))
+        return "QOSMaxWallDurationPerJobLimit";
+    if (a && (!q || q->max_wall < 0) && policy_wall_over(a->max_wall, in->time_limit))
+        return "AssocMaxWallDurationPerJobLimit";
+    const char *t;
+    if (q && (t = policy_tres_over(&q->max_tres, NULL, in->job, NULL)))
+        return policy_tres_reason(true, POL_PER_JOB, t);
+    if (a && (t = policy_tres_over(&a->max_tres, NULL, in->job, q ? &q->max_tres : NULL)))
+        return policy_tres_reason(false, POL_PER_JOB, t);
+    return NULL;
+}
+
+static const char *policy_qos_now(const ctld_policy_in_t *in)
+{
+    const ctld_qos_t *q = in->qos;
+    if (q->grp_jobs >= 0 && policy_jobs(in->qos_use) + 1 > q->grp_jobs)
+        return "QOSGrpJobsLimit";
+    if (q->max_jobs_pu >= 0 && policy_jobs(in->qos_user_use) + 1 > q->max_jobs_pu)
+        return "QOSMaxJobsPerUserLimit";
+    if (q->max_jobs_pa >= 0 && policy_jobs(in->qos_acct_use) + 1 > q->max_jobs_pa)
+        return "QOSMaxJobsPerAccountLimit";
+    const char *t;
+    if ((t = policy_tres_over(&q->grp_tres, policy_tres(in->qos_use), in->job, NULL)))
+        return policy_tres_reason(true, POL_GRP, t);
+    if ((t = policy_tres_over(&q->max_tres_pu, policy_tres(in->qos_user_use), in->job, NULL)))
+        return policy_tres_reason(true, POL_PER_USER, t);
+    if ((t = policy_tres_over(&q->max_tres_pa, policy_tres(in->qos_acct_use), in->job, NULL)))
+        return policy_tres_reason(true, POL_PER_ACCT, t);
+    return NULL;
+}
+
+static const ctld_policy_use_t *policy_assoc_use(const ctld_policy_in_t *in, const ctld_assoc_t *a)
+{
+    return in->assoc_use ? in->assoc_use[a->idx] : NULL;
+}
+
+static const char *policy_assoc_now(const ctld_policy_in_t *in)
+{
+    const ctld_qos_t *q = in->qos;
+    const ctld_assoc_t *a = in->assoc;
+    if (a->max_jobs >= 0 && (!q || q->max_jobs_pu < 0) &&
+        policy_jobs(policy_assoc_use(in, a)) + 1 > a->max_jobs)
+        return "AssocMaxJobsLimit";
+    for (int depth = 0; a && depth < 256; a = a->parent, depth++) {
+        const ctld_policy_use_t *u = policy_assoc_use(in, a);
+        if (a->grp_jobs >= 0 && (!q || q->grp_jobs < 0) && policy_jobs(u) + 1 > a->grp_jobs)
+            return "AssocGrpJobsLimit";
+        const char *t =
+            policy_tres_over(&a->grp_tres, policy_tres(u), in->job, q ? &q->grp_tres : NULL);
+        if (t)
+            return policy_tres_reason(false, POL_GRP, t);
+    }
+    return NULL;
+}
+
+const char *ctld_policy_check(const ctld_policy_in_t *in, bool *never)
+{
+    *never = false;
+    const char *why = policy_never(in);
+    if (why) {
+        *never = true;
+        return why;
+    }
+    if (in->qos && (why = policy_qos_now(in)))
+        return why;
+    return in->assoc ? policy_assoc_now(in) : NULL;
+}
+
+/* ---- a job's TRES ------------------------------------------------------------------------ */
+
+static void policy_add_gres(ctld_tres_t *t, const char *name, const char *type, int64_t n)
+{
+    char buf[CTLD_TRES_NAME_MAX];
+    snprintf(buf, sizeof(buf), "gres/%s", name);
+    ctld_tres_add(t, buf, n);
+    if (type && *type) {
+        snprintf(buf, sizeof(buf), "gres/%s:%s", name, type);
+        ctld_tres_add(t, buf, n);
+    }
+}
+
+void ctld_policy_job_tres(const ctld_job_t *job, ctld_tres_t *out)
+{
+    ctld_tres_t t = {0};
+    bool running = job->alloc_applied || job->alloc.nnodes;
+    uint64_t nodes = running ? job->alloc.nnodes : (job->min_nodes ? job->min_nodes : 1);
+    uint64_t cpus = running ? job->alloc.ncpus : job->min_cpus;
+    if (cpus < nodes)
+        cpus = nodes;
+    ctld_tres_add(&t, "cpu", (int64_t)cpus);
+    ctld_tres_add(&t, "node", (int64_t)nodes);
+    uint64_t mem = job->mem_per_node ? job->mem_per_node * nodes : job->mem_per_cpu * cpus;
+    if (mem)
+        ctld_tres_add(&t, "mem", (int64_t)mem);
+    for (size_t i = 0; i < job->ngres_req; i++)
+        policy_add_gres(&t, job->gres_req[i].name, job->gres_req[i].type,
+                        (int64_t)(job->gres_req[i].count * nodes));
+    uint64_t gpus = job->req.gpus_per_job;
+    gpus += (uint64_t)job->req.gpus_per_task * (job->ntasks ? job->ntasks : nodes);
+    if (gpus)
+        policy_add_gres(&t, "gpu", job->req.gpus_type, (int64_t)gpus);
+    *out = t;
+}
+
+/* ---- usage of the running jobs ------------------------------------------------------------ */
+
+typedef struct policy_usage {
+    const ctld_assoc_tree_t *t;
+    ctld_policy_use_t **assoc; /* by assoc idx, allocated on first use */
+    ctld_policy_use_t **qos;   /* by QOS idx */
+    json_t *map;               /* "u|a\037qos\037name" -> index in extra */
+    ctld_vec_t extra;
+} policy_usage_t;
+
+static ctld_policy_use_t *policy_slot(ctld_policy_use_t **slot)
+{
+    if (!*slot)
+        *slot = loom_xcalloc(1, sizeof(**slot));
+    return *slot;
+}
+
+/* The usage of a user ('u') or account ('a') in a QOS; NULL when absent and !make. */
+static ctld_policy_use_t *policy_keyed(policy_usage_t *u, char kind, const ctld_qos_t *q,
+                                       const char *name, bool make)
+{
+    char key[512];
+    snprintf(key, sizeof(key), "%c\037%s\037%s", kind, q->name, name ? name : "");
+    json_t *v = json_object_get(u->map, key);
+    if (v)
+        return u->extra.v[json_integer_value(v)];
+    if (!make)
+        return NULL;
+    ctld_policy_use_t *e = loom_xcalloc(1, sizeof(*e));
+    json_object_set_new(u->map, key, json_integer((json_int_t)u->extra.n));
+    ctld_vec_push(&u->extra, e);
+    return e;
+}
+
+static void policy_use_add(ctld_policy_use_t *e, const ctld_tres_t *tres)
+{
+    e->jobs++;
+    for (size_t i = 0; tres && i < tres->n; i++)
+        ctld_tres_add(&e->tres, tres->it[i].name, tres->it[i].v);
+}
+
+/* Count one job (tres NULL: a job only, for submit limits). */
+static void policy_usage_add(policy_usage_t *u, const ctld_assoc_t *a, const ctld_qos_t *q,
+                             const ctld_job_t *job, const ctld_tres_t *tres)
+{
+    for (int depth = 0; a && depth < 256; a = a->parent, depth++)
+        policy_use_add(policy_slot(&u->assoc[a->idx]), tres);
+    if (!q)
+        return;
+    policy_use_add(policy_slot(&u->qos[q->idx]), tres);
+    policy_use_add(policy_keyed(u, 'u', q, job->user, true), tres);
+    policy_use_add(policy_keyed(u, 'a', q, job->account, true), tres);
+}
+
+static const ctld_assoc_t *policy_assoc_of(const ctld_assoc_tree_t *t, const ctld_job_t *job)
+{
+    return ctld_assoc_find(t, job->user, job->account, job->part ? job->part->cfg->name : NULL);
+}
+
+static void policy_usage_init(policy_usage_t *u, const ctld_assoc_tree_t *t)
+{
+    *u = (policy_usage_t){.t = t};
+    u->assoc = loom_xcalloc(t->nassocs + 1, sizeof(*u->assoc));
+    u->qos = loom_xcalloc(t->nqos + 1, sizeof(*u->qos));
+    u->map = json_object();
+}
+
+static void policy_usage_running(policy_usage_t *u, const ctld_t *c)
+{
+    for (size_t i = 0; i < c->jobs_running.n; i++) {
+        const ctld_job_t *job = c->jobs_running.v[i];
+        uint32_t base = loom_job_base(job->state);
+        if (base != LOOM_JOB_RUNNING && base != LOOM_JOB_SUSPENDED)
+            continue;
+        ctld_tres_t tres;
+        ctld_policy_job_tres(job, &tres);
+        policy_usage_add(u, policy_assoc_of(u->t, job), ctld_assoc_qos(u->t, job->qos), job, &tres);
+    }
+}
+
+static void policy_usage_free(policy_usage_t *u)
+{
+    for (size_t i = 0; i < u->t->nassocs; i++)
+        free(u->assoc[i]);
+    for (size_t i = 0; i < u->t->nqos; i++)
+        free(u->qos[i]);
+    free(u->assoc);
+    free(u->qos);
+    for (size_t i = 0; i < u->extra.n; i++)
+        free(u->extra.v[i]);
+    ctld_vec_free(&u->extra);
+    json_decref(u->map);
+}
+
+static void policy_in_for(policy_usage_t *u, const ctld_job_t *job, const ctld_assoc_t *a,
+                          const ctld_qos_t *q, const ctld_tres_t *tres, ctld_policy_in_t *in)
+{
+    *in = (ctld_policy_in_t){.qos = q,
+                             .assoc = a,
+                             .assoc_use = (const ctld_policy_use_t *const *)u->assoc,
+                             .job = tres,
+                             .time_limit = job->time_limit};
+    if (q) {
+        in->qos_use = u->qos[q->idx];
+        in->qos_user_use = policy_keyed(u, 'u', q, job->user, false);
+        in->qos_acct_use = policy_keyed(u, 'a', q, job->account, false);
+    }
+}
+
+/* ---- the pass filter ---------------------------------------------------------------------- */
+
+static bool policy_limits_on(const ctld_t *c)
+{
+    return (c->conf->accounting_storage_enforce & LOOM_ENFORCE_LIMITS) && ctld_assoc_tree(c);
+}
+
+/* Admit (true) or hold back one offer of a job, counting it when admitted. */
+static bool policy_admit(policy_usage_t *u, ctld_job_t *job, bool set_reason)
+{
+    const ctld_assoc_t *a = policy_assoc_of(u->t, job);
+    const ctld_qos_t *q = ctld_assoc_qos(u->t, job->qos);
+    ctld_tres_t tres;
+    ctld_policy_job_tres(job, &tres);
+    ctld_policy_in_t in;
+    policy_in_for(u, job, a, q, &tres, &in);
+    bool never;
+    const char *why = ctld_policy_check(&in, &never);
+    if (why) {
+        if (set_reason)
+            ctld_job_set_reason(job, why);
+        return false;
+    }
+    policy_usage_add(u, a, q, job, &tres);
+    return true;
+}
+
+size_t ctld_policy_filter(ctld_t *c, loom_sched_job_t *v, size_t n, size_t nslots, bool set_reason)
+{
+    if (!n || !policy_limits_on(c))
+        return n;
+    policy_usage_t u;
+    policy_usage_init(&u, ctld_assoc_tree(c));
+    policy_usage_running(&u, c);
+    char *dec = loom_xcalloc(nslots + 1, 1); /* 0 undecided, 1 admitted, 2 held */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t s = v[i].slot;
+        char d = s < nslots ? dec[s] : 0;
+        if (!d)
+            d = policy_admit(&u, v[i].ctx, set_reason) ? 1 : 2;
+        if (s < nslots)
+            dec[s] = d;
+        if (d == 1)
+            v[m++] = v[i];
+    }
+    free(dec);
+    policy_usage_free(&u);
+    return m;
+}
+
+/* ---- submission ------------------------------------------------------------------------ */
+
+/* Slurm's choice of a QOS when the job names none. */
+static const char *policy_default_qos(const ctld_assoc_tree_t *t, const ctld_assoc_t *a)
+{
+    if (a->default_qos && *a->default_qos)
+        return a->default_qos;
+    if (a->qos.n == 1)
+        return a->qos.v[0];
+    if (t->root && t->root->default_qos && *t->root->default_qos)
+        return t->root->default_qos;
+    return "normal";
+}
+
+static int64_t policy_task_count(const ctld_job_t *job)
+{
+    if (job->array_pending && job->array_task_id == CTLD_NO_TASK)
+        return (int64_t)loom_rangeset_count(job->array_pending);
+    return 1;
+}
+
+/* Pending and running jobs per scope, for the submit limits. */
+static void policy_usage_all(policy_usage_t *u, const ctld_t *c)
+{
+    const ctld_vec_t *lists[] = {&c->jobs_pending, &c->jobs_running};
+    for (size_t l = 0; l < 2; l++)
+        for (size_t i = 0; i < lists[l]->n; i++) {
+            const ctld_job_t *job = lists[l]->v[i];
+            if (loom_job_state_is_terminal(job->state))
+                continue;
+            const ctld_assoc_t *a = policy_assoc_of(u->t, job);
+            const ctld_qos_t *q = ctld_assoc_qos(u->t, job->qos);
+            for (int64_t k = policy_task_count(job); k > 0; k--)
+                policy_usage_add(u, a, q, job, NULL);
+        }
+}
+
+static const char *policy_submit_over(policy_usage_t *u, const ctld_job_t *job,
+                                      const ctld_assoc_t *a, const ctld_qos_t *q)
+{
+    if (q) {
+        const ctld_policy_use_t *e = u->qos[q->idx];
+        if (q->grp_submit_jobs >= 0 && policy_jobs(e) + 1 > q->grp_submit_jobs)
+            return "QOSGrpSubmitJobsLimit";
+        e = policy_keyed(u, 'u', q, job->user, false);
+        if (q->max_submit_pu >= 0 && policy_jobs(e) + 1 > q->max_submit_pu)
+            return "QOSMaxSubmitJobPerUserLimit";
+        e = policy_keyed(u, 'a', q, job->account, false);
+        if (q->max_submit_pa >= 0 && policy_jobs(e) + 1 > q->max_submit_pa)
+            return "QOSMaxSubmitJobPerAccountLimit";
+    }
+    if (a->max_submit_jobs >= 0 && (!q || q->max_submit_pu < 0) &&
+        policy_jobs(u->assoc[a->idx]) + 1 > a->max_submit_jobs)
+        return "AssocMaxSubmitJobLimit";
+    for (int depth = 0; a && depth < 256; a = a->parent, depth++)
+        if (a->grp_submit_jobs >= 0 && (!q || q->grp_submit_jobs < 0) &&
+            policy_jobs(u->assoc[a->idx]) + 1 > a->grp_submit_jobs)
+            return "AssocGrpSubmitJobsLimit";
+    return NULL;
+}
+
+/* A job without a time limit of its own gets the MaxWall in force. */
+static void policy_default_time(ctld_job_t *job, const ctld_assoc_t *a, const ctld_qos_t *q)
+{
+    int64_t wall = q && q->max_wall >= 0 ? q->max_wall : a->max_wall;
+    if (wall < 0 || json_object_get(job->desc, "time_limit") || json_object_get(job->desc, "time"))
+        return;
+    if (job->time_limit < 0 || job->time_limit > wall)
+        job->time_limit = wall;
+}
+
+static int policy_limits(ctld_t *c, ctld_job_t *job, const ctld_assoc_t *a, const ctld_qos_t *q,
+                         loom_err_t *err)
+{
+    const ctld_assoc_tree_t *t = ctld_assoc_tree(c);
+    policy_default_time(job, a, q);
+    const char *why = NULL;
+    if (t->submit_limits) {
+        policy_usage_t u;
+        policy_usage_init(&u, t);
+        policy_usage_all(&u, c);
+        why = policy_submit_over(&u, job, a, q);
+        policy_usage_free(&u);
+    }
+    if (!why && q && (q->flags & CTLD_QOS_DENY_ON_LIMIT)) {
+        ctld_tres_t tres;
+        ctld_policy_job_tres(job, &tres);
+        policy_usage_t u;
+        policy_usage_init(&u, t);
+        ctld_policy_in_t in;
+        policy_in_for(&u, job, a, q, &tres, &in);
+        bool never = false;
+        why = ctld_policy_check(&in, &never); /* usage empty: the job alone */
+        policy_usage_free(&u);
+    }
+    if (!why)
+        return 0;
+    loom_info("job from user %s: exceeded association/QOS limit: %s", job->user, why);
+    return loom_errf(err, -LOOM_EQOS_POLICY, "%s", loom_strerror(-LOOM_EQOS_POLICY));
+}
+
+int ctld_policy_submit(ctld_t *c, ctld_job_t *job, loom_err_t *err)
+{
+    if (!ctld_assoc_enabled(c))
+        return 0;
+    unsigned enf = c->conf->accounting_storage_enforce;
+    const ctld_assoc_tree_t *t = ctld_assoc_tree(c);
+    const ctld_assoc_t *a = ctld_assoc_find(t, job->user, job->account, job->part->cfg->name);
+    if (!a) {
+        if (enf & LOOM_ENFORCE_ASSOCS)
+            return loom_errf(err, -LOOM_EINVAL_ACCOUNT, "%s", loom_strerror(-LOOM_EINVAL_ACCOUNT));
+        return 0;
+    }
+    if (!job->account || !*job->account) {
+        free(job->account);
+        job->account = loom_xstrdup(a->account);
+    }
+    const char *qname = job->qos && *job->qos ? job->qos : policy_default_qos(t, a);
+    const ctld_qos_t *q = ctld_assoc_qos(t, qname);
+    if ((enf & LOOM_ENFORCE_QOS) && (!q || !ctld_assoc_qos_allowed(a, q->name)))
+        return loom_errf(err, -LOOM_EINVAL_QOS, "%s", loom_strerror(-LOOM_EINVAL_QOS));
+    char *name = loom_xstrdup(q ? q->name : qname);
+    free(job->qos);
+    job->qos = name;
+    return (enf & LOOM_ENFORCE_LIMITS) ? policy_limits(c, job, a, q, err) : 0;
+}
+
+double ctld_policy_qos_norm(const ctld_t *c, const ctld_job_t *job)
+{
+    const ctld_assoc_tree_t *t = ctld_assoc_tree(c);
+    const ctld_qos_t *q = t ? ctld_assoc_qos(t, job->qos) : NULL;
+    if (!q || t->max_qos_priority <= 0 || q->priority <= 0)
+        return 0;
+    return (double)q->priority / (double)t->max_qos_priority;
+}

@@ -1,0 +1,149 @@
+/*
+ * test_assoc_policy.c - the pure limit check of ctld/assoc_policy.h:
+ * which limit holds a job back (Slurm 22.05's reason names), whether it is a
+ * per-job limit that never frees, the QOS over association precedence and
+ * Grp limits over the parents.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "ctld/assoc_policy.h"
+
+#include <string.h>
+
+static const char *tree_json =
+    "{\"assocs\":["
+    "{\"account\":\"root\",\"user_name\":\"\",\"partition\":\"\",\"id\":1},"
+    "{\"account\":\"phys\",\"user_name\":\"\",\"partition\":\"\",\"id\":2,"
+    "\"parent_account\":\"root\",\"grp_tres\":\"cpu=8,gres/gpu=2,mem=4G\",\"grp_jobs\":4},"
+    "{\"account\":\"phys\",\"user_name\":\"alice\",\"partition\":\"\",\"id\":3,"
+    "\"max_jobs\":2,\"max_wall\":60,\"max_tres\":\"cpu=4,node=1\"}"
+    "],\"users\":[],\"qos\":["
+    "{\"name\":\"normal\",\"id\":1},"
+    "{\"name\":\"q\",\"id\":2,\"max_jobs_pu\":3,\"max_wall\":120,\"max_tres_pu\":\"cpu=6\","
+    "\"grp_jobs\":10,\"grp_tres\":\"gres/"
+    "gpu=1\",\"max_tres\":\"mem=1G\",\"max_tres_pa\":\"node=2\","
+    "\"max_jobs_pa\":5}"
+    "]}";
+
+typedef struct {
+    const char *what;
+    const char *qos;    /* NULL: none */
+    const char *job;    /* TRES */
+    int64_t time_limit; /* minutes */
+    int64_t alice_jobs; /* running in alice's association */
+    const char *alice;  /* its TRES */
+    int64_t phys_jobs;  /* running in phys's subtree */
+    const char *phys;   /* its TRES */
+    int64_t quser_jobs; /* alice's jobs in QOS q */
+    const char *quser;  /* their TRES */
+    const char *want;   /* reason, NULL: runs */
+    bool never;
+} policy_case_t;
+
+static const policy_case_t cases[] = {
+    {"fits", NULL, "cpu=1,node=1", 10, 0, "", 0, "", 0, "", NULL, false},
+    {"max wall", NULL, "cpu=1", 61, 0, "", 0, "", 0, "", "AssocMaxWallDurationPerJobLimit", true},
+    {"infinite time", NULL, "cpu=1", -1, 0, "", 0, "", 0, "", "AssocMaxWallDurationPerJobLimit",
+     true},
+    {"max cpu per job", NULL, "cpu=5", 10, 0, "", 0, "", 0, "", "AssocMaxCpuPerJobLimit", true},
+    {"max node per job", NULL, "cpu=2,node=2", 10, 0, "", 0, "", 0, "", "AssocMaxNodePerJobLimit",
+     true},
+    {"max jobs", NULL, "cpu=1", 10, 2, "cpu=2", 2, "cpu=2", 0, "", "AssocMaxJobsLimit", false},
+    {"grp jobs", NULL, "cpu=1", 10, 0, "", 4, "cpu=4", 0, "", "AssocGrpJobsLimit", false},
+    {"grp cpu", NULL, "cpu=3", 10, 1, "cpu=2", 2, "cpu=6", 0, "", "AssocGrpCpuLimit", false},
+    {"grp cpu just fits", NULL, "cpu=2", 10, 1, "cpu=2", 2, "cpu=6", 0, "", NULL, false},
+    {"grp gres", NULL, "cpu=1,gres/gpu=1", 10, 0, "", 1, "cpu=1,gres/gpu=2", 0, "", "AssocGrpGRES",
+     false},
+    {"grp mem", NULL, "cpu=1,mem=2048", 10, 0, "", 1, "cpu=1,mem=3000", 0, "", "AssocGrpMemLimit",
+     false},
+    {"qos wall wins", "q", "cpu=1", 100, 0, "", 0, "", 0, "", NULL, false},
+    {"qos wall over", "q", "cpu=1", 121, 0, "", 0, "", 0, "", "QOSMaxWallDurationPerJobLimit",
+     true},
+    {"qos mem per job", "q", "cpu=1,mem=2048", 10, 0, "", 0, "", 0, "", "QOSMaxMemoryPerJob", true},
+    {"qos jobs per user wins over max jobs", "q", "cpu=1", 10, 2, "cpu=2", 2, "cpu=2", 2, "cpu=2",
+     NULL, false},
+    {"qos jobs per user", "q", "cpu=1", 10, 3, "cpu=3", 3, "cpu=3", 3, "cpu=3",
+     "QOSMaxJobsPerUserLimit", false},
+    {"qos cpu per user", "q", "cpu=2", 10, 1, "cpu=3", 1, "cpu=5", 1, "cpu=5",
+     "QOSMaxCpuPerUserLimit", false},
+    {"qos grp gres", "q", "cpu=1,gres/gpu=1", 10, 0, "", 0, "", 0, "", NULL, false},
+    {"assoc max cpu per job still applies", "q", "cpu=5", 10, 0, "", 0, "", 0, "",
+     "AssocMaxCpuPerJobLimit", true},
+};
+
+static void use_of(ctld_policy_use_t *u, int64_t jobs, const char *tres)
+{
+    loom_err_t err = {0};
+    u->jobs = jobs;
+    assert_int_equal(ctld_tres_parse(tres, &u->tres, &err), 0);
+}
+
+static void test_check_table(void **state)
+{
+    (void)state;
+    json_t *lists = json_loads(tree_json, 0, NULL);
+    ctld_assoc_tree_t *t = NULL;
+    loom_err_t err = {0};
+    assert_int_equal(ctld_assoc_tree_build(lists, NULL, &t, &err), 0);
+    json_decref(lists);
+    const ctld_assoc_t *alice = ctld_assoc_find(t, "alice", "phys", NULL);
+    const ctld_assoc_t *phys = ctld_assoc_find_account(t, "phys");
+    assert_non_null(alice);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const policy_case_t *k = &cases[i];
+        ctld_policy_use_t ua = {0}, up = {0}, uq = {0}, qall = {0};
+        use_of(&ua, k->alice_jobs, k->alice);
+        use_of(&up, k->phys_jobs, k->phys);
+        use_of(&uq, k->quser_jobs, k->quser);
+        use_of(&qall, k->quser_jobs, k->quser);
+        const ctld_policy_use_t *by_idx[3] = {NULL, NULL, NULL};
+        by_idx[alice->idx] = &ua;
+        by_idx[phys->idx] = &up;
+        ctld_tres_t job;
+        assert_int_equal(ctld_tres_parse(k->job, &job, &err), 0);
+        ctld_policy_in_t in = {.qos = k->qos ? ctld_assoc_qos(t, k->qos) : NULL,
+                               .assoc = alice,
+                               .assoc_use = by_idx,
+                               .qos_use = &qall,
+                               .qos_user_use = &uq,
+                               .qos_acct_use = &uq,
+                               .job = &job,
+                               .time_limit = k->time_limit};
+        bool never = !k->never;
+        const char *why = ctld_policy_check(&in, &never);
+        if (!k->want) {
+            if (why)
+                fail_msg("%s: held back by %s", k->what, why);
+        } else {
+            if (!why || strcmp(why, k->want) != 0)
+                fail_msg("%s: got %s, want %s", k->what, why ? why : "(none)", k->want);
+        }
+        assert_int_equal(never, k->never);
+    }
+    ctld_assoc_tree_free(t);
+}
+
+static void test_no_usage(void **state)
+{
+    (void)state;
+    ctld_tres_t job = {0};
+    ctld_tres_add(&job, "cpu", 1);
+    ctld_policy_in_t in = {.job = &job, .time_limit = -1};
+    bool never = true;
+    assert_null(ctld_policy_check(&in, &never));
+    assert_false(never);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_check_table),
+        cmocka_unit_test(test_no_usage),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
