@@ -8,6 +8,7 @@
 #include "common/proto.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
+#include "ctld/assoc_policy.h"
 #include "ctld/job_array.h"
 #include "ctld/job_depend.h"
 #include "ctld/job_mgr.h"
@@ -721,6 +722,8 @@ int ctld_job_from_submit(ctld_t *c, const json_t *desc, const char *script, cons
         desc_gpus(desc, job);
         rc = ctld_job_build_req(c, job, err);
     }
+    if (rc == 0)
+        rc = ctld_policy_submit(c, job, err); /* account, QOS, limits */
     if (rc == 0)
         rc = ctld_job_check_fit(c, job, err);
     if (rc == 0)

@@ -1,5 +1,6 @@
 /* sched_bf.c - backfill passes on a timer, in chunks. See sched_bf.h. */
 #include "ctld/sched_bf.h"
+#include "ctld/assoc_policy.h"
 #include "common/jobstate.h"
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -213,6 +214,7 @@ static void bf_chunk(ctld_t *c, ctld_bf_run_t *r)
             continue;
         v[m++].slot = en->slot;
     }
+    m = ctld_policy_filter(c, v, m, r->nslots, true); /* accounting limits */
     memset(res, 0, sizeof(res));
     loom_sched_bf_run(r->planner, c->snodes, c->nnodes, v, m, 0, 0, res);
     for (size_t i = 0; i < m; i++) {

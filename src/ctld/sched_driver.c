@@ -1,5 +1,6 @@
 /* sched_driver.c - scheduling passes, job starts and launches. See sched_driver.h. */
 #include "ctld/sched_driver.h"
+#include "ctld/assoc_policy.h"
 #include "common/jobstate.h"
 #include "common/log.h"
 #include "common/proto.h"
@@ -334,6 +335,7 @@ void ctld_sched_run(ctld_t *c)
     size_t n = sched_collect(c, full ? &c->jobs_pending : &s->fresh, now);
     s->fresh.n = 0;
     loom_sched_sort(s->jobs, n);
+    n = ctld_policy_filter(c, s->jobs, n, c->sched.x->next_slot, true); /* accounting limits */
     n = ctld_policy_filter(c, s->jobs, n, c->sched.x->next_slot, true); /* accounting limits */
     loom_sched_pass_opts_t o = {
         .nparts = c->nparts, .part_blocked = s->part_blocked, .nslots = c->sched.x->next_slot};

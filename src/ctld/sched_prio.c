@@ -1,6 +1,7 @@
 /* sched_prio.c - basic and multifactor job priorities; job.prio for sprio.
  * See sched_prio.h. */
 #include "ctld/sched_prio.h"
+#include "ctld/assoc_policy.h"
 #include "common/jobstate.h"
 #include "common/log.h"
 #include "common/proto.h"
@@ -131,6 +132,7 @@ static void prio_inputs(const ctld_t *c, const ctld_job_t *job, const ctld_part_
                                   .part_norm =
                                       (double)p->cfg->priority_job_factor / x->max_job_factor,
                                   .fairshare = ctld_sched_prio_fairshare(c, job),
+                                  .qos_norm = ctld_policy_qos_norm(c, job),
                                   .nice = job->nice};
     for (size_t i = 0; i < x->prio.ntres; i++) {
         const char *t = x->prio.tres[i].name;
