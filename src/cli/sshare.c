@@ -23,7 +23,10 @@
  * or -u only the invoking user's associations are listed beside every
  * account; -u picks users, -A accounts (both keep Slurm's rule that a user
  * association is listed only for a picked user); -U lists users only,
- * without indentation.
+ * without indentation. -v first lists what was asked for on stderr; -M
+ * knows only this cluster (ClusterName): "CLUSTER: name" heads the output,
+ * other names get Slurm's "No cluster 'x' known by database." (exit 1 when
+ * none is this one). No --json: 22.05's sshare has none.
  */
 #include "cli/cli_common.h"
 #include "cli/cli_dbd.h"
@@ -80,7 +83,8 @@ typedef struct sshare_col {
 typedef struct sshare {
     loom_cli_t cli;
     loom_pf_t pf;
-    bool all, long_fmt, part, users_only;
+    bool all, long_fmt, part, users_only, verbose;
+    json_t *clusters; /* -M, NULL when not given */
     char *format;
     json_t *users, *accounts; /* arrays, NULL when not given */
     sshare_col_t *cols;
@@ -219,7 +223,7 @@ static void sshare_print(sshare_t *s, const json_t *rows)
 
 /* ---- options ---------------------------------------------------------------------------- */
 
-enum { OPT_HELP = 0x100, OPT_USAGE, OPT_JSON, OPT_IGNORE };
+enum { OPT_HELP = 0x100, OPT_USAGE };
 
 static void sshare_usage(void)
 {
@@ -275,25 +279,15 @@ static void sshare_list(json_t **list, const char *arg)
 }
 
 static const struct option sshare_longopts[] = {
-    {"accounts", required_argument, NULL, 'A'},
-    {"all", no_argument, NULL, 'a'},
-    {"helpformat", no_argument, NULL, 'e'},
-    {"long", no_argument, NULL, 'l'},
-    {"partition", no_argument, NULL, 'm'},
-    {"clusters", required_argument, NULL, 'M'},
-    {"cluster", required_argument, NULL, 'M'},
-    {"noheader", no_argument, NULL, 'n'},
-    {"format", required_argument, NULL, 'o'},
-    {"parsable", no_argument, NULL, 'p'},
-    {"parsable2", no_argument, NULL, 'P'},
-    {"users", required_argument, NULL, 'u'},
-    {"Users", no_argument, NULL, 'U'},
-    {"verbose", no_argument, NULL, 'v'},
-    {"version", no_argument, NULL, 'V'},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"usage", no_argument, NULL, OPT_USAGE},
-    {"json", optional_argument, NULL, OPT_JSON},
-    {NULL, 0, NULL, 0},
+    {"accounts", required_argument, NULL, 'A'}, {"all", no_argument, NULL, 'a'},
+    {"helpformat", no_argument, NULL, 'e'},     {"long", no_argument, NULL, 'l'},
+    {"partition", no_argument, NULL, 'm'},      {"clusters", required_argument, NULL, 'M'},
+    {"cluster", required_argument, NULL, 'M'},  {"noheader", no_argument, NULL, 'n'},
+    {"format", required_argument, NULL, 'o'},   {"parsable", no_argument, NULL, 'p'},
+    {"parsable2", no_argument, NULL, 'P'},      {"users", required_argument, NULL, 'u'},
+    {"Users", no_argument, NULL, 'U'},          {"verbose", no_argument, NULL, 'v'},
+    {"version", no_argument, NULL, 'V'},        {"help", no_argument, NULL, OPT_HELP},
+    {"usage", no_argument, NULL, OPT_USAGE},    {NULL, 0, NULL, 0},
 };
 
 /* 1 to go on, 0 to exit successfully, -1 on a bad option. */
@@ -335,7 +329,10 @@ static int sshare_option(sshare_t *s, int c, const char *arg)
         s->users_only = true;
         break;
     case 'v':
+        s->verbose = true;
+        break;
     case 'M':
+        sshare_list(&s->clusters, arg);
         break;
     case 'V':
         loom_cli_version();
@@ -344,9 +341,6 @@ static int sshare_option(sshare_t *s, int c, const char *arg)
     case OPT_USAGE:
         sshare_usage();
         return 0;
-    case OPT_JSON:
-        fprintf(stderr, "sshare: --json is not supported by Loom yet\n");
-        return -1;
     default:
         return -1;
     }
@@ -359,7 +353,7 @@ static int sshare_parse(sshare_t *s, int argc, char **argv)
     while ((c = getopt_long(argc, argv, "aA:elmM:no:pPu:UvV", sshare_longopts, NULL)) != -1) {
         int rc = sshare_option(s, c, optarg);
         if (rc <= 0) {
-            if (rc < 0 && c != OPT_JSON)
+            if (rc < 0)
                 fprintf(stderr, "Try \"sshare --help\" for more information\n");
             return rc;
         }
@@ -376,6 +370,51 @@ static int sshare_parse(sshare_t *s, int argc, char **argv)
 
 /* ---- the request ---------------------------------------------------------------------- */
 
+/* -v: what is asked for, on stderr, as sshare prints it. */
+static void sshare_requested(const char *what, const json_t *list)
+{
+    fprintf(stderr, "%s requested:\n", what);
+    if (!json_array_size(list))
+        fprintf(stderr, "\t: all\n");
+    size_t i;
+    json_t *v;
+    json_array_foreach(list, i, v)
+    {
+        fprintf(stderr, "\t: %s\n", json_string_value(v));
+    }
+}
+
+/* -M: only this cluster is known; "CLUSTER: name" heads its output. -1 when
+ * none of the names is it. */
+static int sshare_clusters(sshare_t *s)
+{
+    if (!s->clusters)
+        return 0;
+    loom_err_t err = {0};
+    const loom_conf_t *conf = loom_cli_conf(&s->cli, &err);
+    const char *me = conf && conf->cluster_name ? conf->cluster_name : "";
+    bool found = false;
+    size_t i;
+    json_t *v;
+    json_array_foreach(s->clusters, i, v)
+    {
+        const char *name = json_string_value(v);
+        if (!strcasecmp(name, me) || !strcasecmp(name, "all"))
+            found = true;
+        else
+            loom_cli_error(&s->cli, "No cluster '%s' known by database.", name);
+    }
+    if (!found) {
+        loom_cli_error(&s->cli,
+                       "'%s' can't be reached now, or it is an invalid entry for --cluster.  Use "
+                       "'sacctmgr list clusters' to see available clusters.",
+                       json_string_value(json_array_get(s->clusters, 0)));
+        return -1;
+    }
+    printf("CLUSTER: %s\n", me);
+    return 0;
+}
+
 static int sshare_run(sshare_t *s)
 {
     json_t *body = json_object(), *reply = NULL;
@@ -387,6 +426,14 @@ static int sshare_run(sshare_t *s)
     }
     if (s->users && !s->all)
         json_object_set(body, "users", s->users);
+    if (s->verbose) {
+        sshare_requested("Users", s->all ? NULL : s->users);
+        sshare_requested("Accounts", s->accounts);
+    }
+    if (sshare_clusters(s) < 0) {
+        json_decref(body);
+        return 1;
+    }
     if (s->accounts)
         json_object_set(body, "accounts", s->accounts);
     loom_err_t err = {0};
@@ -410,6 +457,7 @@ int main(int argc, char **argv)
     int status = rc < 0 ? 1 : (rc == 0 ? 0 : sshare_run(&s));
     json_decref(s.users);
     json_decref(s.accounts);
+    json_decref(s.clusters);
     free(s.cols);
     free(s.format);
     loom_cli_fini(&s.cli);

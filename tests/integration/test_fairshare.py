@@ -149,6 +149,11 @@ def test_fairshare_usage_priority_sshare_restart(fs):
     assert u == (want if c.user == "root" else want[1:]), u
     a = c.run("sshare", "-A", "idle", "-n", "-P", "-o", "account,user,fairshare").stdout
     assert a.splitlines() == ["idle||", " idle|%s|1.000000" % c.user], a
+    m = c.run("sshare", "-M", "loomtest", "-v", "-n", "-P", "-o", "account", "-A", "idle")
+    assert m.stdout == "CLUSTER: loomtest\nidle\n idle\n", m.stdout
+    assert m.stderr == "Users requested:\n\t: %s\nAccounts requested:\n\t: idle\n" % c.user
+    m = c.run("sshare", "-M", "other")
+    assert m.returncode == 1 and "No cluster 'other' known by database." in m.stderr, m.stderr
     bad = c.run("sshare", "-o", "nosuch")
     assert bad.returncode == 1 and 'Invalid field requested: "nosuch"' in bad.stderr
 
