@@ -2,7 +2,7 @@
 # The README's demo command: installs what is missing, builds Loom, checks the
 # seed cluster's configuration, starts a local emulated cluster with `loom up`,
 # runs the seed job scripts on it unchanged (seed 000's job.bash, seed 004's
-# single-GPU script adapted only in module loads and paths), shows squeue and
+# single-GPU script adapted only in module loads and paths), shows squeue, sacct and
 # the jobs' output files, and stops the cluster.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +43,13 @@ for _ in $(seq 120); do
   [ -z "$(squeue -h -j "$j1,$j2" -t PD,R,CG 2>/dev/null)" ] && break
   sleep 0.5
 done
+echo
+echo "=== sacct (loomctld streams job records to loomdbd, SQLite in $run/state)"
+for _ in $(seq 40); do
+  [ "$(sacct -n -X -j "$j1,$j2" -s CD,F,CA,TO,OOM,NF 2>/dev/null | wc -l)" -ge 2 ] && break
+  sleep 0.25
+done
+sacct -j "$j1,$j2"
 echo
 echo "=== scontrol show job $j2 (abridged)"
 scontrol show job "$j2" | grep -E 'JobId|JobState|NodeList|TRES|StdOut' || true

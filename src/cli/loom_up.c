@@ -2,7 +2,8 @@
  * loom_up.c - `loom up` and `loom down`: a local emulated cluster.
  *
  * `loom up` writes a cluster configuration under a run directory (slurm.conf,
- * gres.conf with fake GPU device files, the cluster key), starts one loomctld
+ * gres.conf with fake GPU device files, the cluster key), starts loomdbd
+ * (accounting on SQLite in <dir>/state, so sacct works), one loomctld
  * and N loomd (each a named node with its own port, spool directory and GPUs),
  * waits until every node has registered, records what it started in
  * <dir>/loom-up.pids and prints how to use the cluster.
@@ -134,7 +135,7 @@ static int up_find_bindir(char *out, size_t size)
     return 0;
 }
 
-static void up_conf_header(const up_opts_t *o, int ctld_port, loom_sbuf_t *sb)
+static void up_conf_header(const up_opts_t *o, int ctld_port, int dbd_port, loom_sbuf_t *sb)
 {
     struct passwd *pw = getpwuid(getuid());
     loom_sbuf_addf(sb,
@@ -156,19 +157,22 @@ static void up_conf_header(const up_opts_t *o, int ctld_port, loom_sbuf_t *sb)
                    "SlurmdTimeout=60\n"
                    "KillWait=5\n"
                    "MinJobAge=300\n"
-                   "DefMemPerCPU=%ld\n",
+                   "DefMemPerCPU=%ld\n"
+                   "AccountingStorageType=accounting_storage/slurmdbd\n"
+                   "AccountingStorageHost=localhost\n"
+                   "AccountingStoragePort=%d\n",
                    ctld_port, pw ? pw->pw_name : "root", o->dir, o->dir, o->dir, o->dir,
-                   o->mem_mib / o->cpus);
+                   o->mem_mib / o->cpus, dbd_port);
 }
 
 /* slurm.conf and gres.conf text for the run directory; creates fake GPU files. */
-static int up_write_configs(const up_opts_t *o, int ctld_port, const int *node_ports,
+static int up_write_configs(const up_opts_t *o, int ctld_port, int dbd_port, const int *node_ports,
                             loom_err_t *err)
 {
     loom_sbuf_t conf = LOOM_SBUF_INIT, gres = LOOM_SBUF_INIT;
     char path[PATH_MAX + 64];
     int rc = 0;
-    up_conf_header(o, ctld_port, &conf);
+    up_conf_header(o, ctld_port, dbd_port, &conf);
     loom_sbuf_addf(&gres, "# Written by `loom up`: fake GPUs are plain files.\n");
     for (int i = 0; i < o->nodes && rc == 0; i++) {
         loom_sbuf_addf(&conf,
@@ -250,14 +254,22 @@ static int up_record_pid(FILE *fp, pid_t pid, const char *exe)
     return fprintf(fp, "%d %s\n", (int)pid, exe) > 0 ? 0 : -EIO;
 }
 
-/* Start loomctld and every loomd; each started pid goes to the pids file. */
+/* Start loomdbd, loomctld and every loomd; each started pid goes to the pids
+ * file (loom down stops them in reverse order: loomdbd last). */
 static int up_start_daemons(const up_opts_t *o, FILE *pids, loom_err_t *err)
 {
     char conf[PATH_MAX + 32], exe[PATH_MAX + 16];
     snprintf(conf, sizeof(conf), "%s/etc/slurm.conf", o->dir);
+    snprintf(exe, sizeof(exe), "%s/loomdbd", o->bindir);
+    char *dbd_argv[] = {exe, "-D", "-f", conf, NULL};
+    pid_t pid = up_spawn(o, "loomdbd", dbd_argv, err);
+    if (pid < 0)
+        return pid;
+    up_record_pid(pids, pid, exe);
+    fflush(pids);
     snprintf(exe, sizeof(exe), "%s/loomctld", o->bindir);
     char *ctld_argv[] = {exe, "-D", "-f", conf, NULL};
-    pid_t pid = up_spawn(o, "loomctld", ctld_argv, err);
+    pid = up_spawn(o, "loomctld", ctld_argv, err);
     if (pid < 0)
         return pid;
     up_record_pid(pids, pid, exe);
@@ -329,7 +341,7 @@ static void up_print_usage_hint(const up_opts_t *o)
     printf("Run directory: %s (logs in %s/log)\n\n", o->dir, o->dir);
     printf("Use it from this shell:\n");
     printf("  export SLURM_CONF=%s/etc/slurm.conf PATH=%s:$PATH\n", o->dir, o->bindir);
-    printf("  sinfo; sbatch --wrap='hostname'; squeue\n\n");
+    printf("  sinfo; sbatch --wrap='hostname'; squeue; sacct\n\n");
     printf("Stop it: loom down --dir %s\n", o->dir);
 }
 
@@ -485,10 +497,10 @@ static int up_run(up_opts_t *o, loom_err_t *err)
                          o->dir, o->dir);
     if ((rc = up_make_dirs(o, err)) != 0)
         return rc;
-    int ctld_port = up_free_port(), node_ports[UP_MAX_NODES];
+    int ctld_port = up_free_port(), dbd_port = up_free_port(), node_ports[UP_MAX_NODES];
     for (int i = 0; i < o->nodes; i++)
         node_ports[i] = up_free_port();
-    if ((rc = up_write_configs(o, ctld_port, node_ports, err)) != 0)
+    if ((rc = up_write_configs(o, ctld_port, dbd_port, node_ports, err)) != 0)
         return rc;
     snprintf(path, sizeof(path), "%s/etc/slurm.key", o->dir);
     if (access(path, F_OK) != 0 && (rc = loom_key_generate(path, err)) != 0)
@@ -577,10 +589,11 @@ int loom_down_main(int argc, char **argv)
     }
     int pid, stopped = 0;
     char exe[PATH_MAX];
-    /* Node daemons first, the controller last: the file lists it first. */
-    int pids[UP_MAX_NODES + 1], count = 0;
-    char exes[UP_MAX_NODES + 1][PATH_MAX];
-    while (count <= UP_MAX_NODES && fscanf(fp, "%d %4095s", &pid, exe) == 2) {
+    /* Node daemons first, then the controller, loomdbd last: the file lists
+     * them in the order they started. */
+    int pids[UP_MAX_NODES + 2], count = 0;
+    char exes[UP_MAX_NODES + 2][PATH_MAX];
+    while (count < UP_MAX_NODES + 2 && fscanf(fp, "%d %4095s", &pid, exe) == 2) {
         pids[count] = pid;
         snprintf(exes[count++], PATH_MAX, "%s", exe);
     }

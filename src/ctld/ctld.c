@@ -6,6 +6,7 @@
 #include "ctld/ctld.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctld/acct.h"
 #include "ctld/assoc_mgr.h"
 #include "ctld/job_mgr.h"
 #include "ctld/job_state.h"
@@ -87,6 +88,7 @@ void ctld_shutdown(ctld_t *c, bool nodes_too)
     ctld_close_handle((uv_handle_t *)&c->sig_term);
     ctld_close_handle((uv_handle_t *)&c->sig_int);
     ctld_close_handle((uv_handle_t *)&c->sig_hup);
+    ctld_acct_stop(c);
     loom_journal_close(c->journal);
     c->journal = NULL;
 }

@@ -222,6 +222,7 @@ struct ctld {
     ctld_sched_t sched;
     struct ctld_arrays *arrays;   /* job_array.c: array_job_id -> its records */
     struct ctld_assoc_mgr *assoc; /* assoc_mgr.c: associations, users, QOS from loomdbd */
+    struct ctld_acct *acct;       /* acct.c: records for loomdbd (NULL: no accounting) */
     uv_timer_t tick;
     uv_signal_t sig_term, sig_int, sig_hup;
 };

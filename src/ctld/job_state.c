@@ -2,6 +2,7 @@
 #include "ctld/job_state.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctld/acct.h"
 #include "ctld/job_array.h"
 #include "ctld/job_mgr.h"
 #include "ctld/job_rec.h"
@@ -23,7 +24,11 @@ int ctld_commit(ctld_t *c, json_t *ev, loom_err_t *err)
         if (seq > c->req_seq)
             c->req_seq = seq;
     }
+    if (!c->replaying)
+        ctld_acct_before(c, ev);
     int rc = ctld_apply(c, ev, err);
+    if (!c->replaying && rc == 0)
+        ctld_acct_after(c, ev);
     if (rc < 0)
         loom_error("applying a journaled event failed: %s", err ? err->msg : "?");
     json_decref(ev);

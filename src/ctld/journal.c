@@ -29,6 +29,12 @@ typedef struct {
     void *arg;
 } waiter_t;
 
+/* Bytes for one file of the second stream (journal.h, aux). */
+typedef struct {
+    char *path;
+    loom_sbuf_t data;
+} aux_chunk_t;
+
 /* One round on the thread pool. Workers see only this struct, never the journal. */
 typedef struct {
     uv_work_t work;
@@ -42,9 +48,11 @@ typedef struct {
     char *snap_text; /* NULL: no snapshot in this round */
     size_t snap_len;
     uint64_t snap_seq;
-    bool rotate; /* start segment snap_seq + 1 after the snapshot */
-    int new_fd;  /* out */
-    int status;  /* out */
+    bool rotate;      /* start segment snap_seq + 1 after the snapshot */
+    aux_chunk_t *aux; /* written after the entries, in the same round */
+    size_t naux;
+    int new_fd; /* out */
+    int status; /* out */
 } batch_t;
 
 struct loom_journal {
@@ -69,6 +77,11 @@ struct loom_journal {
     int failed;
     bool closing;
     loom_journal_stats_t stats;
+    aux_chunk_t *aux; /* pending for the next round */
+    size_t naux;
+    loom_journal_hook_f *before;
+    loom_journal_done_f *after;
+    void *hook_arg;
 };
 
 static void journal_start_batch(loom_journal_t *j);
@@ -219,6 +232,42 @@ static void journal_remove_old(const char *dir, uint64_t before)
     closedir(d);
 }
 
+/* Append a chunk of the second stream to its file and fdatasync it; a file
+ * created here gets its directory fsynced too. */
+static int journal_write_aux(const aux_chunk_t *a)
+{
+    bool created = true;
+    int fd = open(a->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        created = false;
+        fd = open(a->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    }
+    if (fd < 0)
+        return -errno;
+    int rc = journal_write_all(fd, a->data.buf, a->data.len);
+    if (rc == 0 && fdatasync(fd) < 0)
+        rc = -errno;
+    close(fd);
+    if (rc == 0 && created) {
+        char *dir = loom_xstrdup(a->path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        rc = journal_fsync_dir(slash ? dir : ".");
+        free(dir);
+    }
+    return rc;
+}
+
+static void journal_aux_free(aux_chunk_t *aux, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(aux[i].path);
+        loom_sbuf_free(&aux[i].data);
+    }
+    free(aux);
+}
+
 static int journal_write_snapshot(const char *dir, const char *text, size_t len)
 {
     char tmp[PATH_MAX], final[PATH_MAX];
@@ -245,6 +294,8 @@ static void journal_work(uv_work_t *w)
     b->status = 0;
     if (b->data.len)
         b->status = journal_write_entries(b->fd, &b->data, b->off, &b->alloc_end);
+    for (size_t i = 0; i < b->naux && b->status == 0; i++)
+        b->status = journal_write_aux(&b->aux[i]);
     if (b->status == 0 && b->snap_text) {
         b->status = journal_write_snapshot(b->dir, b->snap_text, b->snap_len);
         if (b->status == 0 && b->rotate)
@@ -257,6 +308,7 @@ static void journal_work(uv_work_t *w)
 static void journal_batch_free(batch_t *b)
 {
     loom_sbuf_free(&b->data);
+    journal_aux_free(b->aux, b->naux);
     free(b->snap_text);
     free(b->dir);
     free(b);
@@ -299,8 +351,10 @@ static void journal_after_work(uv_work_t *w, int uvstatus)
         j->failed = status;
     }
     journal_batch_free(b);
+    if (j->after)
+        j->after(j->hook_arg, status);
     journal_run_waiters(j, j->failed);
-    if (!j->failed && (j->pending.len || j->snap_text))
+    if (!j->failed && (j->pending.len || j->snap_text || j->naux))
         journal_start_batch(j);
     if (j->closing && !j->inflight)
         loom_journal_close(j);
@@ -308,9 +362,15 @@ static void journal_after_work(uv_work_t *w, int uvstatus)
 
 static void journal_start_batch(loom_journal_t *j)
 {
-    if (j->inflight || j->failed || (!j->pending.len && !j->snap_text))
+    if (j->inflight || j->failed || (!j->pending.len && !j->snap_text && !j->naux))
         return;
+    if (j->before)
+        j->before(j->hook_arg);
     batch_t *b = loom_xcalloc(1, sizeof(*b));
+    b->aux = j->aux;
+    b->naux = j->naux;
+    j->aux = NULL;
+    j->naux = 0;
     b->j = j;
     b->dir = loom_xstrdup(j->dir);
     b->fd = j->fd;
@@ -478,7 +538,29 @@ int loom_journal_snapshot(loom_journal_t *j, const json_t *state)
 
 bool loom_journal_idle(const loom_journal_t *j)
 {
-    return !j->inflight && !j->pending.len && !j->snap_text;
+    return !j->inflight && !j->pending.len && !j->snap_text && !j->naux;
+}
+
+void loom_journal_set_hooks(loom_journal_t *j, loom_journal_hook_f *before,
+                            loom_journal_done_f *after, void *arg)
+{
+    j->before = before;
+    j->after = after;
+    j->hook_arg = arg;
+}
+
+void loom_journal_aux_add(loom_journal_t *j, const char *path, const char *buf, size_t len)
+{
+    if (j->failed || !len)
+        return;
+    if (!j->naux || strcmp(j->aux[j->naux - 1].path, path) != 0) {
+        j->aux = loom_xreallocarray(j->aux, j->naux + 1, sizeof(*j->aux));
+        j->aux[j->naux].path = loom_xstrdup(path);
+        loom_sbuf_init(&j->aux[j->naux].data);
+        j->naux++;
+    }
+    loom_sbuf_addn(&j->aux[j->naux - 1].data, buf, len);
+    journal_kick(j);
 }
 
 const loom_journal_stats_t *loom_journal_stats(const loom_journal_t *j)
@@ -501,6 +583,8 @@ void loom_journal_close(loom_journal_t *j)
     j->closing = true;
     if (j->inflight)
         return; /* journal_after_work closes once the round is done */
+    if (!j->failed && j->before)
+        j->before(j->hook_arg);
     if (!j->failed && j->pending.len) {
         int rc = journal_write_entries(j->fd, &j->pending, j->off, &j->alloc_end);
         if (rc == 0) {
@@ -510,6 +594,13 @@ void loom_journal_close(loom_journal_t *j)
             j->failed = rc;
         }
     }
+    for (size_t i = 0; i < j->naux && !j->failed; i++)
+        j->failed = journal_write_aux(&j->aux[i]);
+    if (j->after)
+        j->after(j->hook_arg, j->failed);
+    journal_aux_free(j->aux, j->naux);
+    j->aux = NULL;
+    j->naux = 0;
     /* A segment closed cleanly ends at its last entry (no zero tail). */
     if (!j->failed && j->fd >= 0 && j->alloc_end > j->off && ftruncate(j->fd, (off_t)j->off) < 0)
         loom_debug("journal: cannot trim the segment's zero tail: %s", strerror(errno));

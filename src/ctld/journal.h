@@ -39,6 +39,15 @@
  * error. New entries then go to a new segment (loom_journal_open), so nothing is ever appended
  * after torn bytes.
  *
+ * The second stream (aux). A user of the journal may add bytes for other
+ * files (loomctld's accounting spool, acct_spool.h) with loom_journal_aux_add:
+ * they go in the next round, written and fdatasync'd after that round's
+ * entries and before its waiters run, so a reply that waited for an entry
+ * also waited for every aux byte added before the round began. The before
+ * hook runs on the loop thread as each round is formed (the place to add
+ * what is due: coalesced records), the after hook once the round is done
+ * with its status. A failed aux write fails the journal like any other.
+ *
  * Errors. A failed write or fsync is passed to the waiters (status < 0) and
  * sticks: the journal accepts no further batch, and the controller must stop
  * (its memory is ahead of what is durable).
@@ -99,6 +108,18 @@ int loom_journal_wait(loom_journal_t *j, uint64_t seq, loom_journal_done_f *cb, 
 /* Write a snapshot of state (borrowed; serialized now) covering every entry
  * appended so far. -EBUSY when one is already under way. */
 int loom_journal_snapshot(loom_journal_t *j, const json_t *state);
+
+/* Called on the loop thread as a round is formed (journal.h, aux). */
+typedef void loom_journal_hook_f(void *arg);
+
+/* Hooks around each round (aux): before (may add aux bytes) and after
+ * (status of the round). Either may be NULL. */
+void loom_journal_set_hooks(loom_journal_t *j, loom_journal_hook_f *before,
+                            loom_journal_done_f *after, void *arg);
+
+/* Append len bytes to the file at path (created 0600 when missing) in the
+ * next round. Ignored once the journal has failed. */
+void loom_journal_aux_add(loom_journal_t *j, const char *path, const char *buf, size_t len);
 
 /* True when nothing is pending or in flight. */
 bool loom_journal_idle(const loom_journal_t *j);

@@ -10,6 +10,7 @@
  */
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "ctld/acct.h"
 #include "ctld/assoc_mgr.h"
 #include "ctld/ctld.h"
 #include "ctld/dispatch.h"
@@ -206,6 +207,7 @@ static void main_tick(uv_timer_t *t)
         ctld_sched_trigger(c, true);
     }
     main_maybe_snapshot(m, now);
+    ctld_acct_tick(c);
 }
 
 /* ---- signals, shutdown, reconfigure ---------------------------------------------------- */
@@ -258,6 +260,8 @@ static int main_start(ctld_main_t *m, const ctld_opts_t *o, loom_err_t *err)
     if (rc == 0)
         rc = main_recover(m, o->clear, err);
     if (rc == 0)
+        rc = ctld_acct_start(c, err);
+    if (rc == 0)
         rc = ctld_server_start(c, ctld_dispatch, err);
     if (rc < 0)
         return rc;
@@ -284,6 +288,7 @@ static void main_destroy(ctld_main_t *m)
         uv_run(c->loop, UV_RUN_DEFAULT); /* let closing handles finish */
         uv_loop_close(c->loop);
     }
+    ctld_acct_free(c);
     ctld_server_destroy(c);
     ctld_dispatch_fini(c);
     ctld_jobs_fini(c);

@@ -154,6 +154,11 @@ def test_fairshare_usage_priority_sshare_restart(fs):
     assert m.stderr == "Users requested:\n\t: %s\nAccounts requested:\n\t: idle\n" % c.user
     m = c.run("sshare", "-M", "other")
     assert m.returncode == 1 and "No cluster 'other' known by database." in m.stderr, m.stderr
+    # A double too wide for its column prints as %e; negative widths left-justify.
+    w = c.run("sshare", "-U", "-A", "idle", "-n", "-o", "FairShare%4,RawUsage%3,NormShares%-12")
+    assert w.stdout == "1.000000e+00   0 1.000000     \n", w.stdout
+    p = c.run("sshare", "-U", "-A", "idle", "-p", "-o", "user,levelfs").stdout
+    assert p == "User|LevelFS|\n%s|inf|\n" % c.user, p
     bad = c.run("sshare", "-o", "nosuch")
     assert bad.returncode == 1 and 'Invalid field requested: "nosuch"' in bad.stderr
 

@@ -1,0 +1,363 @@
+/* acct.c - job, step and capacity records for loomdbd. See acct.h. */
+#include "ctld/acct.h"
+#include "common/jobstate.h"
+#include "common/log.h"
+#include "common/nodestate.h"
+#include "common/xalloc.h"
+#include "ctld/acct_link.h"
+#include "ctld/acct_spool.h"
+#include "ctld/job_mgr.h"
+#include "ctld/job_rec.h"
+#include "ctld/step_mgr.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct ctld_acct ctld_acct_t;
+
+struct ctld_acct {
+    ctld_acct_spool_t *sp;
+    ctld_acct_link_t *link;
+    uint32_t *dirty; /* job ids marked since the last round (may repeat) */
+    size_t ndirty, cap;
+    char *tres_sent;     /* "tres|down_tres" of the last capacity record */
+    json_t *batch_usage; /* job id -> the batch step's usage (step.usage events) */
+};
+
+/* ---- records ----------------------------------------------------------------------- */
+
+static json_t *acct_job_rec(const ctld_t *c, const ctld_job_t *job)
+{
+    json_t *rec = ctld_job_record(c, job, 0);
+    json_t *st = json_object_get(rec, "state");
+    if (json_is_array(st)) /* one name, the base state (loomdbd's state column) */
+        json_object_set(rec, "state", json_array_get(st, 0));
+    json_object_del(rec, "sched_nodes");
+    return rec;
+}
+
+static json_t *acct_step_rec(const ctld_job_t *job, const ctld_step_t *s, const char *state,
+                             int code, int64_t end)
+{
+    uint32_t ncpus = 0;
+    for (uint32_t i = 0; s->x && i < s->nnodes; i++)
+        ncpus += s->x->nodes[i].ncpus;
+    if (!ncpus)
+        ncpus = s->ntasks * (s->cpus_per_task ? s->cpus_per_task : 1);
+    char id[16], tres[64];
+    snprintf(id, sizeof(id), "%u", (unsigned)s->id);
+    snprintf(tres, sizeof(tres), "cpu=%u,node=%u", (unsigned)ncpus, (unsigned)s->nnodes);
+    return json_pack("{s:I, s:I, s:s, s:s, s:s, s:i, s:I, s:I, s:s, s:I, s:I, s:s}", "job_id",
+                     (json_int_t)job->id, "submit_time", (json_int_t)job->submit_time, "step_id",
+                     id, "name", s->name ? s->name : "", "state", state, "exit_code", code,
+                     "start_time", (json_int_t)s->start_time, "end_time", (json_int_t)end, "nodes",
+                     s->nodes ? s->nodes : "", "ntasks", (json_int_t)s->ntasks, "ncpus",
+                     (json_int_t)ncpus, "tres_alloc", tres);
+}
+
+/* The batch step of a finished batch job: its state follows the job's end. */
+static json_t *acct_batch_rec(const ctld_job_t *job)
+{
+    loom_job_state_t b = loom_job_base(job->state);
+    const char *state = b == LOOM_JOB_COMPLETED       ? "COMPLETED"
+                        : b == LOOM_JOB_FAILED        ? "FAILED"
+                        : b == LOOM_JOB_OUT_OF_MEMORY ? "OUT_OF_MEMORY"
+                        : b == LOOM_JOB_NODE_FAIL     ? "NODE_FAIL"
+                                                      : "CANCELLED";
+    uint32_t ncpus = job->alloc.nnodes ? job->alloc.nodes[0].ncpus : 1;
+    char tres[64];
+    snprintf(tres, sizeof(tres), "cpu=%u,node=1", (unsigned)ncpus);
+    return json_pack("{s:I, s:I, s:s, s:s, s:s, s:i, s:I, s:I, s:s, s:i, s:I, s:s}", "job_id",
+                     (json_int_t)job->id, "submit_time", (json_int_t)job->submit_time, "step_id",
+                     "batch", "name", "batch", "state", state, "exit_code", job->exit_code,
+                     "start_time", (json_int_t)job->start_time, "end_time",
+                     (json_int_t)job->end_time, "nodes", job->batch_host, "ntasks", 1, "ncpus",
+                     (json_int_t)ncpus, "tres_alloc", tres);
+}
+
+static void acct_put(ctld_t *c, const char *kind, json_t *rec)
+{
+    if (rec)
+        ctld_acct_spool_add(c->acct->sp, c->journal, kind, rec);
+    json_decref(rec);
+}
+
+static void acct_job_key(uint32_t id, char *key, size_t size)
+{
+    snprintf(key, size, "%u", (unsigned)id);
+}
+
+static void acct_put_job(ctld_t *c, ctld_job_t *job)
+{
+    acct_put(c, "job", acct_job_rec(c, job));
+    if (!job->script || !job->batch_host || !job->start_time ||
+        !loom_job_state_is_terminal(job->state))
+        return;
+    char key[16];
+    acct_job_key(job->id, key, sizeof(key));
+    json_t *rec = acct_batch_rec(job);
+    json_t *usage = json_object_get(c->acct->batch_usage, key);
+    if (json_is_object(usage))
+        json_object_update_missing(rec, usage);
+    acct_put(c, "step", rec);
+}
+
+/* ---- marking and writing ------------------------------------------------------------- */
+
+static void acct_mark(ctld_acct_t *a, json_int_t id)
+{
+    if (id <= 0 || id > UINT32_MAX)
+        return;
+    if (a->ndirty == a->cap) {
+        a->cap = a->cap ? a->cap * 2 : 256;
+        a->dirty = loom_xreallocarray(a->dirty, a->cap, sizeof(*a->dirty));
+    }
+    a->dirty[a->ndirty++] = (uint32_t)id;
+}
+
+static int acct_cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Write the current record of every marked job. */
+static void acct_flush(ctld_t *c)
+{
+    ctld_acct_t *a = c->acct;
+    if (a->ndirty > 1)
+        qsort(a->dirty, a->ndirty, sizeof(*a->dirty), acct_cmp_u32);
+    for (size_t i = 0; i < a->ndirty; i++) {
+        if (i && a->dirty[i] == a->dirty[i - 1])
+            continue;
+        ctld_job_t *job = ctld_job_find(c, a->dirty[i]);
+        if (job)
+            acct_put_job(c, job);
+    }
+    a->ndirty = 0;
+}
+
+static void acct_round_start(void *arg)
+{
+    ctld_t *c = arg;
+    acct_flush(c);
+    ctld_acct_spool_round_start(c->acct->sp);
+}
+
+static void acct_round_done(void *arg, int status)
+{
+    ctld_t *c = arg;
+    ctld_acct_spool_round_done(c->acct->sp, status);
+    ctld_acct_link_kick(c->acct->link);
+}
+
+/* ---- the hooks ---------------------------------------------------------------------------- */
+
+static ctld_job_t *acct_ev_job(const ctld_t *c, const json_t *ev)
+{
+    json_int_t id = json_integer_value(json_object_get(ev, "job_id"));
+    return id > 0 && id <= UINT32_MAX ? ctld_job_find(c, (uint32_t)id) : NULL;
+}
+
+/* Steps still open when the job's nodes are released end CANCELLED. */
+static void acct_steps_cancelled(ctld_t *c, ctld_job_t *job, int64_t t)
+{
+    int64_t end = job->end_time ? job->end_time : t;
+    for (size_t i = 0; i < job->nsteps; i++)
+        acct_put(c, "step", acct_step_rec(job, job->steps[i], "CANCELLED", 0, end));
+}
+
+static void acct_before_state(ctld_t *c, const json_t *ev, int64_t t)
+{
+    ctld_job_t *job = acct_ev_job(c, ev);
+    const char *e = json_string_value(json_object_get(ev, "event"));
+    if (!job || !e)
+        return;
+    if (strcmp(e, "epilog_done") == 0) {
+        acct_steps_cancelled(c, job, t);
+    } else if (job->start_time && (strcmp(e, "requeue") == 0 || strcmp(e, "requeue_hold") == 0 ||
+                                   strcmp(e, "special_exit") == 0)) {
+        json_t *rec = acct_job_rec(c, job);
+        json_object_set_new(rec, "state", json_string("REQUEUED"));
+        if (!job->end_time)
+            json_object_set_new(rec, "end_time", json_integer(t));
+        acct_put(c, "job", rec);
+    }
+}
+
+/* A step's last record, with the usage its nodes reported (step_mgr.h). */
+static void acct_step_end(ctld_t *c, const json_t *ev, int64_t t)
+{
+    ctld_job_t *job = acct_ev_job(c, ev);
+    json_int_t sid = json_integer_value(json_object_get(ev, "step_id"));
+    ctld_step_t *s = job ? ctld_job_step_find(job, (uint32_t)sid) : NULL;
+    if (!s)
+        return;
+    int code = (int)json_integer_value(json_object_get(ev, "exit_code"));
+    const char *state = loom_job_base(job->state) == LOOM_JOB_CANCELLED ? "CANCELLED"
+                        : code                                          ? "FAILED"
+                                                                        : "COMPLETED";
+    json_t *rec = acct_step_rec(job, s, state, code, t);
+    json_t *usage = json_object_get(ev, "usage");
+    if (json_is_object(usage))
+        json_object_update_missing(rec, usage);
+    acct_put(c, "step", rec);
+}
+
+void ctld_acct_before(ctld_t *c, const json_t *ev)
+{
+    if (!c->acct)
+        return;
+    const char *type = json_string_value(json_object_get(ev, "ev"));
+    int64_t t = json_integer_value(json_object_get(ev, "t"));
+    if (!type)
+        return;
+    if (strcmp(type, "job.purge") == 0) {
+        acct_flush(c);
+        char key[16];
+        acct_job_key((uint32_t)json_integer_value(json_object_get(ev, "job_id")), key, sizeof(key));
+        json_object_del(c->acct->batch_usage, key);
+    } else if (strcmp(type, "job.state") == 0) {
+        acct_before_state(c, ev, t);
+    } else if (strcmp(type, "step.end") == 0) {
+        acct_step_end(c, ev, t);
+    }
+}
+
+void ctld_acct_after(ctld_t *c, const json_t *ev)
+{
+    if (!c->acct)
+        return;
+    const char *type = json_string_value(json_object_get(ev, "ev"));
+    if (!type)
+        return;
+    if (strcmp(type, "job.submit") == 0) {
+        acct_mark(c->acct,
+                  json_integer_value(json_object_get(json_object_get(ev, "job"), "job_id")));
+    } else if (strcmp(type, "step.create") == 0) {
+        ctld_job_t *job = acct_ev_job(c, ev);
+        json_int_t sid =
+            json_integer_value(json_object_get(json_object_get(ev, "step"), "step_id"));
+        ctld_step_t *s = job ? ctld_job_step_find(job, (uint32_t)sid) : NULL;
+        if (s)
+            acct_put(c, "step", acct_step_rec(job, s, "RUNNING", 0, 0));
+    } else if (strcmp(type, "step.usage") == 0) { /* the batch step's usage, before its end */
+        json_int_t id = json_integer_value(json_object_get(ev, "job_id"));
+        json_t *usage = json_object_get(ev, "usage");
+        char key[16];
+        acct_job_key((uint32_t)id, key, sizeof(key));
+        if (json_is_object(usage))
+            json_object_set(c->acct->batch_usage, key, usage);
+        acct_mark(c->acct, id);
+    } else if (strncmp(type, "job.", 4) == 0 || strcmp(type, "array.split") == 0) {
+        acct_mark(c->acct, json_integer_value(json_object_get(ev, "job_id")));
+        acct_mark(c->acct, json_integer_value(json_object_get(ev, "new_id")));
+    }
+}
+
+/* ---- capacity ------------------------------------------------------------------------------ */
+
+/* "cpu=..,mem=..M,node=..,billing=..[,gres/gpu=..]" over the nodes that pass. */
+static void acct_tres_text(const ctld_t *c, bool down_only, loom_sbuf_t *out)
+{
+    uint64_t cpus = 0, mem = 0, gpus = 0;
+    size_t nodes = 0;
+    for (size_t i = 0; i < c->nnodes; i++) {
+        uint32_t st = c->nodes[i].state;
+        bool down = loom_node_base(st) == LOOM_NODE_DOWN || (st & LOOM_NODE_F_DRAIN);
+        if (down_only && !down)
+            continue;
+        const loom_sched_node_t *n = &c->snodes[i];
+        cpus += n->cpus;
+        mem += n->mem_total;
+        gpus += n->gpus;
+        nodes++;
+    }
+    if (!nodes)
+        return;
+    loom_sbuf_addf(out, "cpu=%" PRIu64 ",mem=%" PRIu64 "M,node=%zu,billing=%" PRIu64, cpus, mem,
+                   nodes, cpus);
+    if (gpus)
+        loom_sbuf_addf(out, ",gres/gpu=%" PRIu64, gpus);
+}
+
+static void acct_capacity(ctld_t *c)
+{
+    loom_sbuf_t tres = LOOM_SBUF_INIT, down = LOOM_SBUF_INIT, both = LOOM_SBUF_INIT;
+    acct_tres_text(c, false, &tres);
+    acct_tres_text(c, true, &down);
+    loom_sbuf_addf(&both, "%s|%s", loom_sbuf_str(&tres), loom_sbuf_str(&down));
+    if (!c->acct->tres_sent || strcmp(c->acct->tres_sent, loom_sbuf_str(&both)) != 0) {
+        free(c->acct->tres_sent);
+        c->acct->tres_sent = loom_sbuf_detach(&both);
+        ctld_acct_link_tres(c->acct->link,
+                            json_pack("{s:I, s:s, s:s}", "time", (json_int_t)ctld_now(), "tres",
+                                      loom_sbuf_str(&tres), "down_tres", loom_sbuf_str(&down)));
+    }
+    loom_sbuf_free(&tres);
+    loom_sbuf_free(&down);
+    loom_sbuf_free(&both);
+}
+
+void ctld_acct_tick(ctld_t *c)
+{
+    if (c->acct)
+        acct_capacity(c);
+}
+
+/* ---- life ------------------------------------------------------------------------------------ */
+
+int ctld_acct_start(ctld_t *c, loom_err_t *err)
+{
+    const char *type = c->conf->accounting_storage_type;
+    if (!type || strcasecmp(type, "accounting_storage/slurmdbd") != 0 || !c->journal)
+        return 0;
+    ctld_acct_t *a = loom_xcalloc(1, sizeof(*a));
+    a->batch_usage = json_object();
+    int rc = ctld_acct_spool_open(c->conf->state_save_location, &a->sp, err);
+    if (rc < 0) {
+        json_decref(a->batch_usage);
+        free(a);
+        return rc;
+    }
+    if (!c->key)
+        loom_error("accounting: no cluster key: loomdbd will refuse the records (spooled)");
+    a->link = ctld_acct_link_new(c->loop, a->sp, c->conf, c->key);
+    c->acct = a;
+    loom_journal_set_hooks(c->journal, acct_round_start, acct_round_done, c);
+    for (size_t i = 0; i < c->jobs_all.n; i++)
+        acct_mark(a, ((ctld_job_t *)c->jobs_all.v[i])->id);
+    acct_capacity(c);
+    loom_info("accounting: records for loomdbd, %" PRIu64 " spooled from before",
+              ctld_acct_spool_durable(a->sp) - ctld_acct_spool_acked_seq(a->sp));
+    ctld_acct_link_kick(a->link);
+    return 0;
+}
+
+void ctld_acct_stop(ctld_t *c)
+{
+    if (c->acct)
+        ctld_acct_link_stop(c->acct->link);
+}
+
+void ctld_acct_free(ctld_t *c)
+{
+    ctld_acct_t *a = c->acct;
+    if (!a)
+        return;
+    ctld_acct_spool_free(a->sp);
+    free(a->dirty);
+    free(a->tres_sent);
+    json_decref(a->batch_usage);
+    free(a);
+    c->acct = NULL;
+}
+
+void ctld_acct_describe(const ctld_t *c, loom_sbuf_t *out)
+{
+    if (c->acct)
+        ctld_acct_link_describe(c->acct->link, out);
+}

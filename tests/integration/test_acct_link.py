@@ -1,0 +1,176 @@
+"""loomctld -> loomdbd: job and step records reach sacct (issue 7).
+
+A real cluster (loomctld, two loomd) with AccountingStorageType=slurmdbd and
+a real loomdbd on SQLite, and on PostgreSQL when LOOM_TEST_PGSQL is set.
+The acceptance test runs 500 jobs while the accounting database goes away
+(SQLite: loomdbd is killed; PostgreSQL: the database refuses connections,
+then loomdbd is killed too) and loomctld is killed with SIGKILL; once both
+are back, sacct must list each of the 500 jobs exactly once, COMPLETED."""
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import BIN, Daemon
+from dbd_util import pg_admin
+from ports import free_port
+
+BACKENDS = ["sqlite"] + (["pgsql"] if os.environ.get("LOOM_TEST_PGSQL") else [])
+
+
+class Acct:
+    """loomdbd beside a Cluster (same slurm.conf, key and StateSaveLocation)."""
+
+    def __init__(self, cluster, backend, port):
+        self.c, self.backend, self.port = cluster, backend, port
+        self.dbname = None
+        self.proc = None
+        if backend == "pgsql":
+            self.dbname = "loomlink_%d_%d" % (os.getpid(), int(time.time() * 1000) % 10**9)
+            pg_admin("CREATE DATABASE %s" % self.dbname)
+            info = dict(kv.split("=", 1) for kv in os.environ["LOOM_TEST_PGSQL"].split())
+            (cluster.root / "slurmdbd.conf").write_text(
+                "StorageType=accounting_storage/pgsql\nStorageHost=%s\nStoragePort=%s\n"
+                "StorageUser=%s\nStorageLoc=%s\nDbdPort=%d\n"
+                % (info["host"], info["port"], info["user"], self.dbname, port))
+
+    def start(self):
+        argv = [str(BIN / "loomdbd"), "-D", "-f", str(self.c.conf)]
+        self.proc = Daemon("loomdbd", argv, self.c.logdir / "loomdbd.log", self.c.env)
+        self.proc.start()
+        sock = self.c.state / "loomdbd.sock"
+        self.c.wait_for(lambda: sock.exists(), "loomdbd's socket")
+
+    def kill(self):
+        self.proc.stop(signal.SIGKILL)
+        sock = self.c.state / "loomdbd.sock"
+        if sock.exists():
+            sock.unlink()
+
+    def block(self, blocked):
+        """PostgreSQL: refuse (or allow again) connections to the database."""
+        pg_admin("ALTER DATABASE %s ALLOW_CONNECTIONS %s" % (self.dbname,
+                                                           "false" if blocked else "true"))
+        if blocked:
+            pg_admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                     "WHERE datname = '%s'" % self.dbname)
+
+    def stop(self):
+        if self.proc:
+            self.proc.stop()
+        if self.dbname:
+            pg_admin("DROP DATABASE IF EXISTS %s WITH (FORCE)" % self.dbname)
+
+
+@pytest.fixture(params=BACKENDS)
+def acct_cluster(request, make_cluster):
+    port = free_port()
+    c = make_cluster(start=False, cpus=8, gpus=0,
+                     conf_extra="AccountingStorageType=accounting_storage/slurmdbd\n"
+                                "AccountingStorageHost=localhost\n"
+                                "AccountingStoragePort=%d\nMinJobAge=2\n" % port)
+    c.acct_port = port
+    a = Acct(c, request.param, port)
+    a.start()
+    c.start()
+    yield c, a
+    a.stop()
+
+
+def sacct_rows(c, *args):
+    p = c.run("sacct", "-n", "-P", "-S", "2000-01-01", *args)
+    assert p.returncode == 0, p.stderr
+    return [l.split("|") for l in p.stdout.splitlines() if l]
+
+
+def wait_sacct(c, pred, what, timeout=60):
+    last = []
+
+    def ok():
+        last[:] = [sacct_rows(c, "-X", "-o", "JobIDRaw,State,ExitCode")]
+        return pred(last[0])
+    try:
+        c.wait_for(ok, what, timeout=timeout, interval=0.5)
+    except AssertionError:
+        raise AssertionError("%s; last sacct: %s" % (what, last))
+    return last[0]
+
+
+def test_jobs_and_steps_reach_sacct(acct_cluster):
+    c, _ = acct_cluster
+    ok = c.run("sbatch", "--parsable", "--wrap", "true", check=True).stdout.strip()
+    bad = c.run("sbatch", "--parsable", "--wrap", "exit 3", check=True).stdout.strip()
+    steps = c.run("sbatch", "--parsable", "--wrap", "srun true; srun false; exit 0",
+                  check=True).stdout.strip()
+    ids = {ok, bad, steps}
+    rows = wait_sacct(c, lambda r: {x[0] for x in r if x[1] not in ("PENDING", "RUNNING")}
+                      >= ids, "three finished jobs in sacct")
+    got = {x[0]: (x[1], x[2]) for x in rows}
+    assert got[ok] == ("COMPLETED", "0:0")
+    assert got[bad] == ("FAILED", "3:0")
+    assert got[steps] == ("COMPLETED", "0:0")
+
+    def step_rows():
+        return {r[0]: (r[1], r[2]) for r in
+                sacct_rows(c, "-j", steps, "-o", "JobID,State,ExitCode")}
+    c.wait_for(lambda: len(step_rows()) >= 4, "the job's steps in sacct", timeout=30)
+    srows = step_rows()
+    assert srows[steps + ".batch"] == ("COMPLETED", "0:0")
+    assert srows[steps + ".0"] == ("COMPLETED", "0:0")
+    assert srows[steps + ".1"] == ("FAILED", "1:0")
+    conf = c.run("scontrol", "show", "config", check=True).stdout
+    for key, value in (("AccountingStorageType", "accounting_storage/slurmdbd"),
+                       ("AccountingStorageHost", "localhost"),
+                       ("AccountingStoragePort", str(c.acct_port))):
+        assert "%-23s = %s\n" % (key, value) in conf, key
+    spool = c.state / "acct"
+    assert spool.is_dir()
+    c.wait_for(lambda: (spool / "acked").exists(), "the acked mark")
+
+
+def submit_many(c, n):
+    ids = []
+    for _ in range(n):
+        r = c.submit("#!/bin/sh\ntrue\n", cpus_per_task=1, ntasks=1)
+        assert r.get("rc") == 0, r
+        ids.append(str(r["job_id"]))
+    return ids
+
+
+def test_500_jobs_through_outages(acct_cluster):
+    c, a = acct_cluster
+    ids = submit_many(c, 150)
+    # The database goes away while jobs run and more arrive.
+    if a.backend == "pgsql":
+        a.block(True)
+        ids += submit_many(c, 50)
+        time.sleep(1.5)  # loomdbd answers errors meanwhile: the controller keeps the records
+    a.kill()
+    ids += submit_many(c, 150)
+    # The controller dies too (SIGKILL) with records spooled, and comes back.
+    c.kill_ctld(signal.SIGKILL)
+    c.start_ctld()
+    ids += submit_many(c, 500 - len(ids))
+    assert len(set(ids)) == 500
+
+    def busy():
+        return [x for x in c.rpc("job.info").get("jobs", [])
+                if x["state"][0] in ("PENDING", "RUNNING") or "COMPLETING" in x["state"]]
+    c.wait_for(lambda: not busy(), "the jobs to finish", timeout=120, interval=0.5)
+    log = (c.logdir / "loomctld.log").read_text()
+    assert "accounting: loomdbd" in log and "unavailable" in log
+    if a.backend == "pgsql":
+        a.block(False)
+    a.start()
+
+    def final(r):  # a run left by a requeue (the controller's restart) stays REQUEUED
+        return [x for x in r if x[1] != "REQUEUED"]
+    rows = wait_sacct(c, lambda r: len(final(r)) >= 500 and
+                      all(x[1] == "COMPLETED" for x in final(r)),
+                      "500 COMPLETED jobs in sacct", timeout=60)
+    rows = final(rows)
+    assert sorted(x[0] for x in rows) == sorted(ids)  # each job once, no other
+    assert all(x[2] == "0:0" for x in rows)
+    assert len(sacct_rows(c, "-X", "-s", "COMPLETED", "-o", "JobIDRaw")) == 500
