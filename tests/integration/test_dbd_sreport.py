@@ -94,3 +94,55 @@ def test_sreport_default_window_and_running_jobs(dbd):
     assert cpu and 2 * 3600 <= cpu[0] <= 2 * 3700, rep
     rep = dbd.call({"type": "dbd.report.cluster", "start": 10, "end": 5})
     assert rep["rc"] != 0 and "start < end" in rep["msg"]
+
+
+SEFF_JOBS = [
+    {"job_id": 201, "user_name": "root", "group_id": 0, "state": "COMPLETED", "exit_code": 0,
+     "submit_time": 1000, "start_time": 1000, "end_time": 1600, "num_cpus": 1, "num_nodes": 1,
+     "mem_per_node": 1000},
+    {"job_id": 202, "array_job_id": 200, "array_task_id": 3, "user_name": "daemon", "group_id": 1,
+     "state": ["FAILED"], "exit_code": 512, "submit_time": 2000, "start_time": 2000,
+     "end_time": 92000, "num_cpus": 8, "num_nodes": 2, "mem_per_cpu": 2000},
+    {"job_id": 203, "user_name": "bin", "group_id": 2, "state": "PENDING", "submit_time": 3000,
+     "num_cpus": 1, "num_nodes": 1, "mem_per_node": 100},
+]
+SEFF_STEPS = [
+    {"job_id": 201, "submit_time": 1000, "step_id": "batch", "total_cpu": 300400000,
+     "max_rss": 102400, "ntasks": 1},
+    {"job_id": 202, "submit_time": 2000, "step_id": "batch", "total_cpu": 1000600000,
+     "max_rss": 1000, "ntasks": 1},
+    {"job_id": 202, "submit_time": 2000, "step_id": "0", "total_cpu": 360000700000,
+     "max_rss": 4194304, "ntasks": 4, "gpu_util": 80, "start_time": 2000, "end_time": 92000},
+]
+# Worked by hand from the formulas of Slurm's contrib seff 2.1.
+SEFF_EXPECTED = {
+    "201": "Job ID: 201\nCluster: bench\nUser/Group: root/root\nState: COMPLETED (exit code 0)\n"
+           "Cores: 1\nCPU Utilized: 00:05:00\nCPU Efficiency: 50.00% of 00:10:00 core-walltime\n"
+           "Job Wall-clock time: 00:10:00\nMemory Utilized: 100.00 MB\n"
+           "Memory Efficiency: 10.00% of 1000.00 MB\n",
+    "202": "Job ID: 202\nArray Job ID: 200_3\nCluster: bench\nUser/Group: daemon/daemon\n"
+           "State: FAILED (exit code 2)\nNodes: 2\nCores per node: 4\n"
+           "CPU Utilized: 4-04:16:41\nCPU Efficiency: 50.14% of 8-08:00:00 core-walltime\n"
+           "Job Wall-clock time: 1-01:00:00\nMemory Utilized: 16.00 GB (estimated maximum)\n"
+           "Memory Efficiency: 102.40% of 15.62 GB (1.95 GB/core)\nGPU Utilization: 80.00%\n",
+    "203": "Job ID: 203\nCluster: bench\nUser/Group: bin/bin\nState: PENDING\nCores: 1\n"
+           "Efficiency not available for jobs in the PENDING state.\n",
+}
+
+
+def test_seff(dbd):
+    recs = [{"job": j} for j in SEFF_JOBS] + [{"step": s} for s in SEFF_STEPS]
+    for i, r in enumerate(recs):
+        r["seq"] = i + 1
+    assert dbd.call({"type": "dbd.job", "records": recs})["rc"] == 0
+    for arg, want in list(SEFF_EXPECTED.items()) + [("200_3", SEFF_EXPECTED["202"])]:
+        p = dbd.run(["seff", arg])
+        assert (p.returncode, p.stdout, p.stderr) == (0, want, ""), arg
+    p = dbd.run(["seff", "999"])
+    assert (p.returncode, p.stdout, p.stderr) == (2, "", "Job not found.\n")
+    p = dbd.run(["seff"])
+    assert p.returncode == 1 and p.stdout.startswith("Usage: seff [Options] <Jobid>\n")
+    p = dbd.run(["seff", "-v"])
+    assert (p.returncode, p.stdout) == (1, "seff Version 2.1\n")
+    p = dbd.run(["seff", "12x"])
+    assert p.returncode == 1 and "Invalid job id" in p.stderr
