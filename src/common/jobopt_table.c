@@ -215,8 +215,10 @@ static int jobopt_set_array(loom_jobopt_t *o, const loom_jobopt_def_t *d, const 
     uint32_t throttle;
     int rc = loom_rangeset_parse_array(arg, JOBOPT_ARRAY_MAX, &rs, &throttle, NULL);
     loom_rangeset_free(&rs);
+    /* Worded as sbatch 22.05 reports it: its controller checks the spec. */
     if (rc < 0)
-        return loom_errf(err, -LOOM_EINVAL_ARRAY, "Invalid job array specification");
+        return loom_errf(err, -LOOM_EINVAL_ARRAY,
+                         "Batch job submission failed: Invalid job array specification");
     jobopt_replace(&o->array, arg);
     return 0;
 }

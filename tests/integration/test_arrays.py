@@ -100,6 +100,11 @@ def test_max_array_size(make_cluster):
     assert p.stderr == ("sbatch: error: Batch job submission failed: "
                         "Invalid job array specification\n")
     assert c.jobs() == {}
+    # a malformed spec reads the same (sbatch 22.05 leaves the check to slurmctld)
+    for bad in ("5-1", "0-4:0", "x"):
+        p = c.run("sbatch", "--array=" + bad, "--wrap", "true")
+        assert (p.returncode, p.stderr) == (1, "sbatch: error: Batch job submission failed: "
+                                               "Invalid job array specification\n"), bad
     assert c.run("sbatch", "--array=5-9", "--wrap", "true").returncode == 0
 
 
