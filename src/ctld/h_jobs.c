@@ -143,12 +143,18 @@ static size_t h_jobs_value_len(const char *p, const char *end)
     return (size_t)(q - p);
 }
 
+/* A member name in a record's text (without its quotes). */
+typedef struct {
+    const char *s;
+    size_t n;
+} info_key_t;
+
 static int h_jobs_cmp_field(const void *key, const void *elem)
 {
-    const char *k = key, *f = *(char *const *)elem;
-    size_t n = strcspn(k, "\"");
-    int d = strncmp(k, f, n);
-    return d ? d : -(unsigned char)f[n];
+    const info_key_t *k = key;
+    const char *f = *(char *const *)elem;
+    int d = strncmp(k->s, f, k->n);
+    return d ? d : -(unsigned char)f[k->n];
 }
 
 /* Copy the members of the object text rec whose names are in fields. */
@@ -163,7 +169,8 @@ static void h_jobs_project(const char *rec, size_t len, const loom_strv_t *field
         if (v >= end)
             break;
         size_t vlen = h_jobs_value_len(v, end);
-        if (bsearch(p + 1, fields->v, fields->n, sizeof(char *), h_jobs_cmp_field)) {
+        info_key_t k = {p + 1, klen >= 2 ? klen - 2 : 0};
+        if (bsearch(&k, fields->v, fields->n, sizeof(char *), h_jobs_cmp_field)) {
             if (!first)
                 loom_sbuf_addc(out, ',');
             loom_sbuf_addn(out, p, (size_t)(v + vlen - p));
