@@ -1,6 +1,7 @@
 /* sched_fairshare.c - fair-share usage, its state file, the factors and
  * assoc.shares. See sched_fairshare.h. */
 #include "ctld/sched_fairshare.h"
+#include "common/jobstate.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/sbuf.h"
@@ -136,8 +137,15 @@ static void fs_charge(ctld_t *c, ctld_fairshare_t *fs, int64_t now)
     else if (fs->last > 0)
         fs_decay_all(fs, loom_fairtree_decay(now - fs->last, fs->half_life));
     const ctld_assoc_tree_t *tree = ctld_assoc_tree(c);
-    for (size_t i = 0; tree && i < c->jobs_running.n; i++)
-        fs_charge_job(fs, tree, c->jobs_running.v[i], now);
+    for (size_t i = 0; tree && i < c->jobs_running.n; i++) {
+        /* Suspended time is not charged; a completing job is charged to its end. */
+        const ctld_job_t *job = c->jobs_running.v[i];
+        loom_job_state_t st = loom_job_base(job->state);
+        if (st == LOOM_JOB_RUNNING)
+            fs_charge_job(fs, tree, job, now);
+        else if (st != LOOM_JOB_SUSPENDED && job->end_time > fs->last)
+            fs_charge_job(fs, tree, job, job->end_time < now ? job->end_time : now);
+    }
     for (size_t i = 0; tree && i < c->jobs_done.n; i++) {
         const ctld_job_t *job = c->jobs_done.v[i];
         if (job->end_time > fs->last)
@@ -316,6 +324,8 @@ ctld_fairshare_t *ctld_fairshare_init(ctld_t *c)
                    cf->state_save_location ? cf->state_save_location : ".");
     fs->path = loom_sbuf_detach(&sb);
     fs_load(fs);
+    if (loom_fairtree_reset_due(fs->reset, 0, ctld_now())) /* NOW: at start and reconfigure */
+        fs_decay_all(fs, 0);
     fs->timer = loom_xcalloc(1, sizeof(*fs->timer));
     uv_timer_init(c->loop, fs->timer);
     fs->timer->data = c;

@@ -82,7 +82,8 @@ int loom_fairtree_parse_reset(const char *s, loom_fairtree_reset_t *out, loom_er
 
 /* Did a reset boundary (UTC midnight, Monday, the 1st of a month, of
  * January/April/July/October, of January) pass in (last, now]? NOW resets
- * only when last is 0 (the first calculation after start-up). */
+ * only when last is 0: the caller asks with 0 at start-up and reconfigure,
+ * as slurmctld clears usage then. */
 bool loom_fairtree_reset_due(loom_fairtree_reset_t period, int64_t last, int64_t now);
 
 /* TRESBillingWeights ("CPU=1.0,Mem=0.25G,GRES/gpu=2.0"; NULL or "": billing

@@ -170,3 +170,25 @@ def test_fairshare_usage_priority_sshare_restart(fs):
     after = usage(c, "busy")
     assert after >= before * 0.9 and after > 0, (before, after)
     c.wait_for(ordered, "idle's job still first after the restart", timeout=40)
+
+
+def test_saved_usage_and_reset_now(fs):
+    """The state file is read at start; PriorityUsageResetPeriod=NOW clears it."""
+    import json
+    import time
+    c = fs
+    key = "busy\x1f%s\x1f" % c.user
+    (c.state / "fairshare_usage.json").write_text(json.dumps(
+        {"last": int(time.time()), "usage": {key: [3600.0, 3600.0, 0, 1800.0, 3600.0, 0]}}))
+    c.start()
+    c.wait_for(lambda: loaded(c), "associations in sshare", timeout=40)
+    rows = shares(c, "-o", "Account,User,RawUsage,GrpTRESRaw,FairShare")
+    assert int(rows[("busy", c.user)]["RawUsage"]) in (3599, 3600), rows
+    assert rows[("busy", c.user)]["GrpTRESRaw"].startswith("cpu=60,mem=0,energy=0,node=30,"), rows
+    assert rows[("idle", c.user)]["FairShare"] == "1.000000"
+    c.kill_ctld()
+    with open(c.conf, "a") as f:
+        f.write("PriorityUsageResetPeriod=NOW\n")
+    c.start_ctld()
+    c.wait_for(lambda: loaded(c), "associations after the restart", timeout=40)
+    assert usage(c, "busy") == 0
