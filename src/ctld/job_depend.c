@@ -284,7 +284,9 @@ static int depend_whole(dep_type_t type, const ctld_array_t *a)
     }
 }
 
-/* Other jobs of the same user and name that run, or pend ahead of job. */
+/* Other jobs of the same user and name that run, or pend with a lower id
+ * (any such job, with or without singleton: slurmctld 22.05's rule; a newer
+ * held job of the same name does not block). */
 static bool depend_singleton_blocked(const ctld_t *c, const ctld_job_t *job)
 {
     const ctld_vec_t *lists[] = {&c->jobs_running, &c->jobs_pending};
@@ -294,11 +296,7 @@ static bool depend_singleton_blocked(const ctld_t *c, const ctld_job_t *job)
             if (o == job || o->uid != job->uid || !o->name || !job->name ||
                 strcmp(o->name, job->name) != 0 || loom_job_state_is_terminal(o->state))
                 continue;
-            if (k == 0)
-                return true;
-            bool o_single = o->dependency && strstr(o->dependency, "singleton");
-            if (!o_single || o->submit_time < job->submit_time ||
-                (o->submit_time == job->submit_time && o->id < job->id))
+            if (k == 0 || o->id < job->id)
                 return true;
         }
     }

@@ -27,7 +27,7 @@
  * For a whole array: after = no task pending; afterany = every task ended;
  * afterok = every task ended and all well (failed when one did not);
  * afternotok the reverse. singleton: no other job of the same user and name
- * is running, or pending ahead of it.
+ * is running, or pending with a lower job id.
  *
  * A pending array that waits on aftercorr is split into its tasks (each then
  * waits for its own counterpart), as slurmctld 22.05 does. A job whose

@@ -82,9 +82,11 @@ def test_after_delay_and_singleton(cluster):
         "Dependency", "after:%d+5(unfulfilled),after:%d+5(unfulfilled)" % (first, after))
     assert cluster.state_of(cluster.job(solo)) == "PENDING"
     assert show(cluster, solo)[2] == "singleton(unfulfilled)"
+    # a newer held job of the same name does not hold it back (slurmctld 22.05)
+    held = sbatch(cluster, "-H", "-J", "solo", "--wrap", "true")
     rec = cluster.wait_job(solo, "COMPLETED")
     assert rec["start_time"] >= cluster.job(first)["end_time"]
-    cluster.run("scancel", str(later), check=True)
+    cluster.run("scancel", str(later), str(held), check=True)
 
 
 def test_arrays_and_tasks(cluster):

@@ -200,6 +200,12 @@ static void test_singleton(void **state)
     a->state = LOOM_JOB_COMPLETED;
     ctld_jobs_refile(c, a, LOOM_JOB_RUNNING);
     assert_int_equal(state_of(c, "singleton"), 0);
+    /* a newer pending job of the same name (held, say) does not block;
+     * an older one does, singleton or not (slurmctld 22.05) */
+    add_job(c, 120, LOOM_JOB_PENDING, NULL);
+    assert_int_equal(state_of(c, "singleton"), 0);
+    add_job(c, 50, LOOM_JOB_PENDING, NULL);
+    assert_int_equal(state_of(c, "singleton"), 1);
 }
 
 int main(void)
