@@ -4,9 +4,8 @@
  *
  * Invariants: the SQL is the subset SQLite and PostgreSQL share (no
  * LEAST/GREATEST, no scalar MIN/MAX: the clipping to the window is done here,
- * in C, row by row); every job query is bounded by an index range on
- * jobs (cluster, end_time) plus the equality end_time = 0 of jobs that have
- * not ended.
+ * in C, row by row); every part of the job scan is an index range or
+ * equality (report_scan).
  */
 #include "dbd/store_report.h"
 #include "common/sbuf.h"
@@ -120,6 +119,13 @@ int loom_store_ctres_put(loom_store_t *st, const char *cluster, const json_t *re
     return rc < 0 ? rc : 0;
 }
 
+static int report_row_int(void *arg, int ncols, const char *const *vals)
+{
+    if (ncols > 0 && vals[0])
+        *(int64_t *)arg = strtoll(vals[0], NULL, 10);
+    return 1;
+}
+
 /* ---- the job scan ------------------------------------------------------------- */
 
 /* The jobs a window can see, as rows of report_job_cols. */
@@ -154,38 +160,74 @@ static void report_list(report_sql_t *r, const char *col, const char *list)
     loom_strv_free(&items);
 }
 
-/* One half of the scan: ended after start (ended = true) or not ended. */
-static void report_half(report_sql_t *r, const loom_store_repq_t *q, const char *cluster,
-                        bool ended)
+/* Appends "<prefix>$N" bound to an integer. */
+static void report_int(report_sql_t *r, const char *prefix, int64_t v)
 {
     char num[24];
+    snprintf(num, sizeof(num), "%" PRId64, v);
+    loom_sbuf_add(&r->sql, prefix);
+    report_param(r, num);
+}
+
+/* One part of the scan: 0 jobs that ended and started in [lo, hi), 1 jobs
+ * that never started (their wait counts as Planned), 2 jobs still running. */
+static void report_part(report_sql_t *r, const loom_store_repq_t *q, const char *cluster, int part,
+                        int64_t lo, int64_t hi)
+{
+    if (part)
+        loom_sbuf_add(&r->sql, " UNION ALL ");
     loom_sbuf_addf(&r->sql, "SELECT %s FROM jobs WHERE cluster = ", report_job_cols);
     report_param(r, cluster);
-    if (ended) {
-        snprintf(num, sizeof(num), "%" PRId64, q->start);
-        loom_sbuf_add(&r->sql, " AND end_time > ");
-        report_param(r, num);
+    if (part == 0) {
+        report_int(r, " AND start_time >= ", lo);
+        report_int(r, " AND start_time < ", hi);
+        report_int(r, " AND end_time <> 0 AND end_time > ", q->start);
+    } else if (part == 1) {
+        report_int(r, " AND start_time = 0 AND (end_time = 0 OR end_time > ", q->start);
+        loom_sbuf_addc(&r->sql, ')');
     } else {
-        loom_sbuf_add(&r->sql, " AND end_time = 0");
+        loom_sbuf_add(&r->sql, " AND end_time = 0 AND start_time > 0");
     }
-    snprintf(num, sizeof(num), "%" PRId64, q->end);
-    loom_sbuf_add(&r->sql, " AND submit_time < ");
-    report_param(r, num);
+    report_int(r, " AND submit_time < ", q->end);
     if (q->users)
         report_list(r, "username", q->users);
     if (q->accounts)
         report_list(r, "account", q->accounts);
 }
 
+/* The longest run and the longest eligible wait of the cluster's jobs, read
+ * from the expression indexes of migration 4 (one index probe each). */
+static int report_longest(loom_store_t *st, const char *cluster, const char *expr, int64_t *out,
+                          loom_err_t *err)
+{
+    loom_sbuf_t sql = LOOM_SBUF_INIT;
+    loom_sbuf_addf(&sql, "SELECT MAX(%s) FROM jobs WHERE cluster = $1", expr);
+    const char *params[] = {cluster};
+    int64_t v = 0;
+    int rc = loom_store_exec(st, loom_sbuf_str(&sql), 1, params, report_row_int, &v, err);
+    loom_sbuf_free(&sql);
+    *out = v > 0 ? v : 0;
+    return rc;
+}
+
+/* Every job that ran or waited eligible inside the window: those that ended
+ * started at most the longest run before it, and a job that waited into it
+ * started at most the longest wait after its end. */
 static int report_scan(loom_store_t *st, const loom_store_repq_t *q, const char *cluster,
                        loom_db_row_f cb, void *arg, loom_err_t *err)
 {
+    int64_t run = 0, wait = 0;
+    int rc = report_longest(st, cluster, "end_time - start_time", &run, err);
+    if (rc >= 0)
+        rc = report_longest(st, cluster, "start_time - eligible_time", &wait, err);
+    if (rc < 0)
+        return rc;
     report_sql_t r = {LOOM_SBUF_INIT, LOOM_STRV_INIT};
-    report_half(&r, q, cluster, true);
-    loom_sbuf_add(&r.sql, " UNION ALL ");
-    report_half(&r, q, cluster, false);
-    int rc = loom_store_exec(st, loom_sbuf_str(&r.sql), (int)r.vals.n,
-                             (const char *const *)r.vals.v, cb, arg, err);
+    int64_t lo = q->start - run;
+    for (int part = 0; part < 3; part++)
+        report_part(&r, q, cluster, part, lo > 1 ? lo : 1, q->end + wait);
+    rc = loom_store_exec(st, loom_sbuf_str(&r.sql), (int)r.vals.n, (const char *const *)r.vals.v,
+                         cb, arg, err);
     loom_sbuf_free(&r.sql);
     loom_strv_free(&r.vals);
     return rc;

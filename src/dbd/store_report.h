@@ -8,10 +8,13 @@
  * from its time until the next record of its cluster. Upserted on (cluster,
  * time): a record delivered twice is stored once.
  *
- * Reports are computed from the job rows directly (no rollup tables): the
- * jobs that ended after the window's start or have not ended, read through
- * the index jobs_cluster_end, so the cost follows the jobs of the window and
- * not the size of the table. Times are TRES-seconds over [start, end):
+ * Reports are computed from the job rows directly (no rollup tables). The
+ * scan is bounded by indexes (migrations 3 and 4), so its cost follows the
+ * jobs near the window, not the size of the table: ended jobs that started
+ * between (start - the longest run) and (end + the longest eligible wait),
+ * jobs that never started and ended after the window's start or not at all,
+ * and running jobs; the longest run and wait are one probe each of an
+ * expression index. Times are TRES-seconds over [start, end):
  * Allocated = the jobs' TRES × run time inside the window (a running job up
  * to `now`); Reported and Down = the capacity records integrated over the
  * window; Planned = the CPUs × eligible-wait time of jobs inside the window,
