@@ -1,5 +1,5 @@
 /*
- * scontrol_show.c - scontrol show job|node|partition|config|hostnames|
+ * scontrol_show.c - scontrol show job|step|node|partition|config|hostnames|
  * hostlist|hostlistsorted|reservation (CLI_SPEC §9, §0.4, §11).
  *
  * Records print as Slurm 22.05 prints them: "Key=Value" groups, one group
@@ -394,6 +394,138 @@ static int show_jobs(loom_scontrol_t *sc, const char *arg)
     json_decref(reply);
     if (have_id)
         loom_jobid_free(&id);
+    return rc;
+}
+
+/* ---- show step ----------------------------------------------------------- */
+
+/* One step of a running job: a numbered one (s), or the job's batch or
+ * extern step (s NULL, name "batch"/"extern"), as scontrol 22.05 prints it. */
+static void show_step(const loom_scontrol_t *sc, const json_t *j, const json_t *s, const char *name,
+                      loom_sbuf_t *out)
+{
+    show_rec_t r = {LOOM_STRV_INIT, LOOM_SBUF_INIT};
+    long long jid = (long long)loom_ji(j, "job_id", 0);
+    if (s)
+        show_addf(&r, "StepId=%lld.%lld ", jid, (long long)loom_ji(s, "step_id", 0));
+    else
+        show_addf(&r, "StepId=%lld.%s ", jid, name);
+    show_addf(&r, "UserId=%lld ", (long long)loom_ji(j, "user_id", 0));
+    show_date(&r, "StartTime", (time_t)loom_ji(s ? s : j, "start_time", 0), "Unknown");
+    show_addf(&r, " TimeLimit=UNLIMITED");
+    show_eol(&r);
+    bool batch = !s && strcmp(name, "batch") == 0;
+    const char *nodes = s ? loom_js(s, "nodes") : loom_js(j, batch ? "batch_host" : "nodes");
+    show_addf(&r, "State=RUNNING Partition=%s NodeList=%s", show_str(j, "partition", "(null)"),
+              nodes && *nodes ? nodes : "(null)");
+    show_eol(&r);
+    long long nn = s ? loom_ji(s, "num_nodes", 1) : batch ? 1 : loom_ji(j, "num_nodes", 1);
+    show_addf(&r, "Nodes=%lld CPUs=%lld Tasks=%lld Name=%s Network=(null)", nn,
+              s ? (long long)loom_ji(s, "num_cpus", 0) : 0LL,
+              s ? (long long)loom_ji(s, "num_tasks", 1) : 1LL,
+              s ? loom_js_or(s, "name", "") : name);
+    show_eol(&r);
+    long long mem = s ? (long long)loom_ji(s, "mem", 0) : 0;
+    if (s)
+        show_addf(&r, "TRES=cpu=%lld,mem=%lld%s,node=%lld", (long long)loom_ji(s, "num_cpus", 0),
+                  mem, mem ? "M" : "", nn);
+    else
+        show_addf(&r, "TRES=(null)");
+    show_eol(&r);
+    show_addf(&r, "ResvPorts=(null)");
+    show_eol(&r);
+    if (s)
+        show_addf(&r, "CPUFreqReq=Default Dist=%s",
+                  json_is_true(json_object_get(s, "cyclic")) ? "Cyclic" : "Block");
+    else
+        show_addf(&r, "CPUFreqReq=Default");
+    show_eol(&r);
+    show_addf(&r, "SrunHost:Pid=%s:%lld", s ? loom_js_or(s, "srun_host", "(null)") : "(null)",
+              s ? (long long)loom_ji(s, "srun_pid", 0) : 0LL);
+    show_eol(&r);
+    show_emit(sc, &r, out);
+}
+
+/* "J" or "J.S" (S a number, batch or extern); -1 when it is neither. */
+static int show_step_arg(const char *arg, long long *job, const char **step)
+{
+    char *end = NULL;
+    *job = strtoll(arg, &end, 10);
+    *step = NULL;
+    if (end == arg || *job <= 0 || (*end && *end != '.'))
+        return -1;
+    if (*end == '.')
+        *step = end + 1;
+    return 0;
+}
+
+/* The job's steps in slurmctld's order: extern, batch, then by number. */
+static size_t show_job_steps(const loom_scontrol_t *sc, const json_t *j, const char *want,
+                             loom_sbuf_t *out)
+{
+    size_t n = 0;
+    if (json_is_true(json_object_get(j, "extern_step")) && (!want || !strcmp(want, "extern"))) {
+        show_step(sc, j, NULL, "extern", out);
+        n++;
+    }
+    if (loom_ji(j, "batch_flag", 1) && (!want || !strcmp(want, "batch"))) {
+        show_step(sc, j, NULL, "batch", out);
+        n++;
+    }
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(j, "steps"), i, s)
+    {
+        char num[24];
+        snprintf(num, sizeof(num), "%lld", (long long)loom_ji(s, "step_id", 0));
+        if (!want || !strcmp(want, num)) {
+            show_step(sc, j, s, NULL, out);
+            n++;
+        }
+    }
+    return n;
+}
+
+static int show_steps(loom_scontrol_t *sc, const char *arg)
+{
+    long long want_job = 0;
+    const char *want_step = NULL;
+    if (arg && show_step_arg(arg, &want_job, &want_step) < 0) {
+        fprintf(stderr, "slurm_get_job_steps error: %s\n", loom_strerror(-LOOM_EINVAL_JOBID));
+        return sc->cli.exit_error;
+    }
+    json_t *body = json_pack("{s:b}", "steps", 1), *reply = NULL;
+    if (want_job)
+        json_object_set_new(body, "job_ids", json_pack("[I]", (json_int_t)want_job));
+    loom_err_t err = {0};
+    int rc = loom_cli_call(&sc->cli, "job.info", body, &reply, &err);
+    json_decref(body);
+    const json_t *jobs = json_object_get(reply, "jobs");
+    if (rc < 0 || (want_job && json_array_size(jobs) == 0)) {
+        fprintf(stderr, "slurm_get_job_steps error: %s\n",
+                rc < 0 ? err.msg : loom_strerror(-LOOM_EINVAL_JOBID));
+        json_decref(reply);
+        return sc->cli.exit_error;
+    }
+    loom_sbuf_t out = LOOM_SBUF_INIT;
+    size_t i, n = 0;
+    json_t *j;
+    json_array_foreach(jobs, i, j)
+    {
+        loom_job_state_t b = loom_job_base(loom_cli_job_state(j));
+        if (b == LOOM_JOB_RUNNING || b == LOOM_JOB_SUSPENDED)
+            n += show_job_steps(sc, j, want_step, &out);
+    }
+    rc = 0;
+    if (n == 0 && !want_job) {
+        loom_sbuf_add(&out, "No job steps in the system\n");
+    } else if (n == 0) {
+        loom_sbuf_addf(&out, "Job step %lld.%s not found\n", want_job, want_step ? want_step : "");
+        rc = sc->cli.exit_error;
+    }
+    loom_cli_flush(&out);
+    loom_sbuf_free(&out);
+    json_decref(reply);
     return rc;
 }
 
@@ -940,6 +1072,8 @@ int loom_scontrol_show(loom_scontrol_t *sc, int n, char **w)
     }
     if (loom_scontrol_word_is(what, "jobs", 1))
         return show_jobs(sc, arg);
+    if (loom_scontrol_word_is(what, "steps", 2))
+        return show_steps(sc, arg);
     if (loom_scontrol_word_is(what, "nodes", 1))
         return show_nodes(sc, arg);
     if (loom_scontrol_word_is(what, "partitions", 1))

@@ -683,36 +683,47 @@ static void squeue_format(squeue_t *q, loom_fmt_t *f)
     loom_strv_free(&bad);
 }
 
-/* squeue -s: the batch step of each running batch job, then the job's steps. */
+/* squeue -s: one running job's numbered steps, then its batch step (a
+ * batch job's) and its extern step (PrologFlags=Contain), as squeue 22.05
+ * lists them. */
+static void squeue_job_steps(const json_t *j, json_t *out)
+{
+    loom_sbuf_t id = LOOM_SBUF_INIT;
+    loom_cli_job_id(j, &id);
+    size_t k;
+    json_t *s;
+    json_array_foreach(json_object_get(j, "steps"), k, s)
+    {
+        json_t *c = json_copy(s);
+        json_object_set_new(
+            c, "step",
+            json_sprintf("%s.%lld", loom_sbuf_str(&id), (long long)loom_ji(s, "step_id", 0)));
+        json_object_set(c, "job", (json_t *)j);
+        json_array_append_new(out, c);
+    }
+    if (loom_ji(j, "batch_flag", 1))
+        json_array_append_new(out, json_pack("{s:s+, s:s, s:I, s:s, s:O}", "step",
+                                             loom_sbuf_str(&id), ".batch", "name", "batch",
+                                             "start_time", (json_int_t)loom_ji(j, "start_time", 0),
+                                             "nodes", loom_js_or(j, "batch_host", ""), "job", j));
+    if (json_is_true(json_object_get(j, "extern_step")))
+        json_array_append_new(out, json_pack("{s:s+, s:s, s:I, s:s, s:O}", "step",
+                                             loom_sbuf_str(&id), ".extern", "name", "extern",
+                                             "start_time", (json_int_t)loom_ji(j, "start_time", 0),
+                                             "nodes", loom_js_or(j, "nodes", ""), "job", j));
+    loom_sbuf_free(&id);
+}
+
 static json_t *squeue_steps(const json_t *jobs)
 {
     json_t *out = json_array();
-    size_t i, k;
-    json_t *j, *s;
+    size_t i;
+    json_t *j;
     json_array_foreach(jobs, i, j)
     {
         loom_job_state_t b = loom_job_base(loom_cli_job_state(j));
-        if (b != LOOM_JOB_RUNNING && b != LOOM_JOB_SUSPENDED)
-            continue;
-        loom_sbuf_t id = LOOM_SBUF_INIT;
-        loom_cli_job_id(j, &id);
-        if (loom_ji(j, "batch_flag", 1)) {
-            json_array_append_new(out,
-                                  json_pack("{s:s+, s:s, s:I, s:s, s:O}", "step",
-                                            loom_sbuf_str(&id), ".batch", "name", "batch",
-                                            "start_time", (json_int_t)loom_ji(j, "start_time", 0),
-                                            "nodes", loom_js_or(j, "batch_host", ""), "job", j));
-        }
-        json_array_foreach(json_object_get(j, "steps"), k, s)
-        {
-            json_t *c = json_copy(s);
-            json_object_set_new(
-                c, "step",
-                json_sprintf("%s.%lld", loom_sbuf_str(&id), (long long)loom_ji(s, "step_id", 0)));
-            json_object_set(c, "job", j);
-            json_array_append_new(out, c);
-        }
-        loom_sbuf_free(&id);
+        if (b == LOOM_JOB_RUNNING || b == LOOM_JOB_SUSPENDED)
+            squeue_job_steps(j, out);
     }
     return out;
 }

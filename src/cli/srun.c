@@ -233,6 +233,10 @@ static json_t *srun_step_request(srun_t *s)
     srun_set_str(b, "mpi", jo->mpi && strcmp(jo->mpi, "none") ? jo->mpi : NULL);
     srun_set_str(b, "multi_prog", s->multi_prog);
     srun_set_str(b, "job_name", getenv("SLURM_JOB_NAME") ?: jo->job_name);
+    char host[256] = "";
+    if (gethostname(host, sizeof(host) - 1) == 0 && *host)
+        srun_set_str(b, "srun_host", host);
+    srun_set_int(b, "srun_pid", (uint64_t)getpid());
     return b;
 }
 

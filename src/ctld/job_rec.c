@@ -8,6 +8,7 @@
 #include "ctld/job_desc.h"
 #include "ctld/job_mgr.h"
 #include "ctld/sched_job.h"
+#include "ctld/step_mgr.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -344,11 +345,7 @@ static json_t *rec_steps(const ctld_job_t *job)
 {
     json_t *arr = json_array();
     for (size_t i = 0; i < job->nsteps; i++) {
-        const ctld_step_t *s = job->steps[i];
-        json_array_append_new(arr, json_pack("{s:i, s:s, s:s, s:i, s:I}", "step_id", (int)s->id,
-                                             "name", s->name ? s->name : "", "nodes",
-                                             s->nodes ? s->nodes : "", "num_tasks", (int)s->ntasks,
-                                             "start_time", (json_int_t)s->start_time));
+        json_array_append_new(arr, ctld_step_brief(job, job->steps[i]));
     }
     return arr;
 }
@@ -437,7 +434,10 @@ static json_t *rec_base(const ctld_t *c, const ctld_job_t *job, bool full)
     json_object_set_new(rec, "requeue", json_boolean(job->requeue));
     if (job->exclusive || full)
         json_object_set_new(rec, "exclusive", json_boolean(job->exclusive));
-    json_object_set_new(rec, "batch_flag", json_integer(1));
+    /* salloc's and srun's allocations have no script, hence no batch step. */
+    json_object_set_new(rec, "batch_flag", json_integer(job->script && *job->script));
+    if (ctld_step_extern(c, job))
+        json_object_set_new(rec, "extern_step", json_true());
     rec_array(job, rec);
     rec_memory(c, job, rec);
     rec_times(job, rec);

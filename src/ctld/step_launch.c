@@ -117,6 +117,29 @@ static json_t *launch_u32s(const uint32_t *v, uint32_t n)
     return a;
 }
 
+/* The job's --signal=SIG@TIME (without B:) reaches its steps' tasks: each
+ * supervisor gets {"signal", "at": epoch seconds} (messages.md §4). */
+static void launch_warn(const ctld_job_t *job, json_t *b)
+{
+    int sig = (int)json_integer_value(json_object_get(job->desc, "kill_warning_signal"));
+    json_int_t delay = json_integer_value(json_object_get(job->desc, "kill_warning_delay"));
+    int64_t end = job->end_time ? job->end_time
+                  : job->time_limit >= 0 && job->start_time
+                      ? job->start_time + (int64_t)job->time_limit * 60
+                      : 0; /* running: the end its time limit sets (as job_rec.c shows it) */
+    if (sig <= 0 || end <= 0)
+        return;
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(job->desc, "kill_warning_flags"), i, f)
+    {
+        if (json_is_string(f) && strcmp(json_string_value(f), "BATCH_JOB") == 0)
+            return; /* B: the batch shell only */
+    }
+    json_object_set_new(b, "warn",
+                        json_pack("{s:i, s:I}", "signal", sig, "at", (json_int_t)(end - delay)));
+}
+
 static json_t *launch_body(const ctld_t *c, const ctld_job_t *job, const ctld_step_t *s, uint32_t i,
                            const json_t *req)
 {
@@ -144,6 +167,7 @@ static json_t *launch_body(const ctld_t *c, const ctld_job_t *job, const ctld_st
                         json_pack("{s:O?, s:O?, s:s}", "host", json_object_get(io, "host"), "port",
                                   json_object_get(io, "port"), "key",
                                   s->x->io_key ? s->x->io_key : ""));
+    launch_warn(job, b);
     if (json_object_get(job->desc, "array_job_id"))
         json_object_set(b, "array_job_id", json_object_get(job->desc, "array_job_id"));
     return b;
@@ -321,6 +345,9 @@ int ctld_step_h_create(ctld_t *c, const ctld_peer_t *peer, const json_t *req, js
         s->start_time = ctld_now();
         s->uid = job->uid;
         s->x->io_key = loom_xstrdup(key);
+        const char *host = json_string_value(json_object_get(req, "srun_host"));
+        s->x->srun_host = host ? loom_xstrdup(host) : NULL;
+        s->x->srun_pid = (int64_t)json_integer_value(json_object_get(req, "srun_pid"));
         uint32_t id = job->next_step_id;
         rc = ctld_step_commit_create(c, job, s, &err);
         if (rc == 0) {

@@ -34,6 +34,7 @@ void ctld_step_free(ctld_step_t *s)
         free(s->x->nodes);
         free(s->x->io_key);
         free(s->x->node_done); /* launches in flight find steps by id */
+        free(s->x->srun_host);
         free(s->x);
     }
     free(s->name);
@@ -105,14 +106,44 @@ json_t *ctld_step_record(const ctld_t *c, const ctld_job_t *job, const ctld_step
                            step_u32_array(sn->cpus, sn->ncpus), "mem", (json_int_t)sn->mem, "gpus",
                            step_u32_array(sn->gpus, sn->ngpus)));
     }
-    return json_pack("{s:I, s:s, s:s, s:I, s:o, s:I, s:I, s:I, s:b, s:b, s:b, s:s, s:o}", "step_id",
-                     (json_int_t)s->id, "name", s->name ? s->name : "", "nodes",
-                     s->nodes ? s->nodes : "", "ntasks", (json_int_t)s->ntasks, "tasks_per_node",
-                     step_u32_array(s->tasks_per_node, s->nnodes), "cpus_per_task",
-                     (json_int_t)s->cpus_per_task, "start_time", (json_int_t)s->start_time, "uid",
-                     (json_int_t)s->uid, "overlap", s->x && s->x->overlap, "gpus_held",
-                     s->x && s->x->gpus_held, "cyclic", s->x && s->x->cyclic, "io_key",
-                     s->x && s->x->io_key ? s->x->io_key : "", "res", res);
+    json_t *rec = json_pack(
+        "{s:I, s:s, s:s, s:I, s:o, s:I, s:I, s:I, s:b, s:b, s:b, s:s, s:o}", "step_id",
+        (json_int_t)s->id, "name", s->name ? s->name : "", "nodes", s->nodes ? s->nodes : "",
+        "ntasks", (json_int_t)s->ntasks, "tasks_per_node",
+        step_u32_array(s->tasks_per_node, s->nnodes), "cpus_per_task", (json_int_t)s->cpus_per_task,
+        "start_time", (json_int_t)s->start_time, "uid", (json_int_t)s->uid, "overlap",
+        s->x && s->x->overlap, "gpus_held", s->x && s->x->gpus_held, "cyclic", s->x && s->x->cyclic,
+        "io_key", s->x && s->x->io_key ? s->x->io_key : "", "res", res);
+    if (s->x && s->x->srun_host)
+        json_object_set_new(rec, "srun_host", json_string(s->x->srun_host));
+    if (s->x && s->x->srun_pid)
+        json_object_set_new(rec, "srun_pid", json_integer((json_int_t)s->x->srun_pid));
+    return rec;
+}
+
+json_t *ctld_step_brief(const ctld_job_t *job, const ctld_step_t *s)
+{
+    uint64_t cpus = 0, mem = 0;
+    for (uint32_t i = 0; s->x && i < s->nnodes; i++) {
+        cpus += s->x->nodes[i].ncpus;
+        mem += s->x->nodes[i].mem;
+    }
+    json_t *b = json_pack("{s:i, s:s, s:s, s:i, s:I, s:i, s:I, s:I, s:b}", "step_id", (int)s->id,
+                          "name", s->name ? s->name : "", "nodes", s->nodes ? s->nodes : "",
+                          "num_tasks", (int)s->ntasks, "start_time", (json_int_t)s->start_time,
+                          "num_nodes", (int)s->nnodes, "num_cpus", (json_int_t)cpus, "mem",
+                          (json_int_t)mem, "cyclic", s->x && s->x->cyclic);
+    if (s->x && s->x->srun_host)
+        json_object_set_new(b, "srun_host", json_string(s->x->srun_host));
+    if (s->x && s->x->srun_pid)
+        json_object_set_new(b, "srun_pid", json_integer((json_int_t)s->x->srun_pid));
+    return b;
+}
+
+bool ctld_step_extern(const ctld_t *c, const ctld_job_t *job)
+{
+    const char *f = c->conf ? c->conf->prolog_flags : NULL;
+    return f && strcasestr(f, "contain") && job->alloc.nnodes > 0;
 }
 
 /* A step from its record; NULL when the record does not fit the job. */
@@ -134,6 +165,9 @@ static ctld_step_t *step_from_record(const ctld_job_t *job, const json_t *rec)
     s->x->cyclic = json_is_true(json_object_get(rec, "cyclic"));
     const char *key = json_string_value(json_object_get(rec, "io_key"));
     s->x->io_key = loom_xstrdup(key ? key : "");
+    const char *host = json_string_value(json_object_get(rec, "srun_host"));
+    s->x->srun_host = host ? loom_xstrdup(host) : NULL;
+    s->x->srun_pid = (int64_t)json_integer_value(json_object_get(rec, "srun_pid"));
     uint32_t ntpn = 0;
     s->tasks_per_node = step_u32_from(json_object_get(rec, "tasks_per_node"), &ntpn);
     s->nnodes = (uint32_t)n;

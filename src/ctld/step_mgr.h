@@ -50,6 +50,8 @@ struct ctld_step_x {
     char *io_key;            /* shared by srun and the supervisors (hex) */
     bool *node_done;         /* step.done seen from each node (not journaled) */
     int exit_code;           /* the highest status step.done reported */
+    char *srun_host;         /* where srun runs (scontrol's SrunHost:Pid) */
+    int64_t srun_pid;
 };
 
 /* A step request (from step.create), borrowed strings. */
@@ -91,6 +93,10 @@ void ctld_steps_restore(ctld_t *c, const json_t *snap);
 
 /* The step's record (journal, snapshot): new reference. */
 json_t *ctld_step_record(const ctld_t *c, const ctld_job_t *job, const ctld_step_t *s);
+/* What job.info shows of a step (squeue -s, scontrol show step): new reference. */
+json_t *ctld_step_brief(const ctld_job_t *job, const ctld_step_t *s);
+/* Does the job have an extern step (PrologFlags=Contain and nodes allocated)? */
+bool ctld_step_extern(const ctld_t *c, const ctld_job_t *job);
 /* The node name of a step node. */
 const char *ctld_step_node_name(const ctld_t *c, const ctld_job_t *job, const ctld_step_node_t *sn);
 

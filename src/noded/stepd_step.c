@@ -31,6 +31,8 @@
 #define STEP_PAUSE_BYTES (4u * 1024 * 1024)
 
 static void step_finish(loom_step_t *s);
+static void step_arm_warn(loom_step_t *s);
+static void step_confine_gpus(loom_step_t *s);
 
 static const char *step_jstr(const json_t *o, const char *key)
 {
@@ -338,11 +340,13 @@ static void step_connected(uv_connect_t *req, int status)
     uv_read_start((uv_stream_t *)&s->io, step_io_alloc, step_io_read);
     step_hello(s);
     loom_err_t err = {0};
+    step_confine_gpus(s);
     if (loom_step_tasks_start(s, &err) < 0) {
         json_t *m = json_pack("{s:s, s:b}", "msg", err.msg, "error", 1);
         loom_step_send_json(s, LOOM_STEPIO_NOTE, LOOM_STEPIO_ALL, m);
         json_decref(m);
     }
+    step_arm_warn(s);
     /* Tasks that could not start count as exited: there may be nothing left. */
     if (s->running == 0) {
         for (uint32_t i = 0; i < s->ntasks; i++)
@@ -496,6 +500,8 @@ static void step_cleanup(loom_step_t *s)
     if (rmdir(s->dir) < 0 && errno != ENOENT)
         loom_error("step %u.%u: cannot remove %s: %s", s->job_id, s->step_id, s->dir,
                    strerror(errno));
+    loom_devcg_release(s->devcg); /* the tasks have ended */
+    s->devcg = NULL;
     for (size_t i = 0; i < LOOM_STEP_MAX_CLIENTS; i++)
         loom_conn_close(s->clients[i]);
     loom_step_tasks_close(s);
@@ -607,6 +613,54 @@ static int step_load(loom_step_t *s, loom_err_t *err)
     return step_user(s, err);
 }
 
+static void step_warn_due(uv_timer_t *t)
+{
+    loom_step_t *s = t->data;
+    int sig = (int)json_integer_value(json_object_get(json_object_get(s->body, "warn"), "signal"));
+    loom_info("step %u.%u: sending signal %d (--signal) to the tasks", s->job_id, s->step_id, sig);
+    loom_step_signal_tasks(s, sig);
+}
+
+/* The job's --signal=SIG@TIME: SIG to the tasks at "at" (epoch seconds). */
+static void step_arm_warn(loom_step_t *s)
+{
+    const json_t *w = json_object_get(s->body, "warn");
+    int sig = (int)json_integer_value(json_object_get(w, "signal"));
+    int64_t at = (int64_t)json_integer_value(json_object_get(w, "at"));
+    if (sig <= 0 || sig >= NSIG || at <= 0)
+        return;
+    int64_t due = at - (int64_t)time(NULL);
+    uv_timer_start(&s->warn_timer, step_warn_due, due > 0 ? (uint64_t)due * 1000 : 0, 0);
+}
+
+/* As root on a host with a cgroup v1 devices hierarchy, the tasks (forked
+ * from here) may open only the step's GPUs' device files (devcg.h). */
+static void step_confine_gpus(loom_step_t *s)
+{
+    const json_t *files = json_object_get(s->node, "gpu_files");
+    const json_t *mine = json_object_get(s->body, "gpus");
+    size_t n = json_array_size(files), na = 0;
+    if (n == 0)
+        return;
+    loom_devcg_gpu_t *gpus = loom_xcalloc(n, sizeof(*gpus));
+    uint32_t *allowed = loom_xcalloc(json_array_size(mine) + 1, sizeof(uint32_t));
+    for (size_t i = 0; i < n; i++) {
+        gpus[i].index = (uint32_t)i;
+        loom_devcg_stat(json_string_value(json_array_get(files, i)), &gpus[i]);
+    }
+    for (size_t i = 0; i < json_array_size(mine); i++)
+        allowed[na++] = (uint32_t)json_integer_value(json_array_get(mine, i));
+    loom_strv_t deny = LOOM_STRV_INIT;
+    loom_err_t err = {0};
+    if (loom_devcg_rules(gpus, n, allowed, na, &deny) &&
+        loom_devcg_confine(NULL, s->node_name, s->job_id, s->step_id, &deny, getpid(), &s->devcg,
+                           &err) < 0)
+        loom_verbose("step %u.%u: GPUs not confined: %s", s->job_id, s->step_id, err.msg);
+    loom_strv_free(&deny);
+    free(allowed);
+    free(gpus);
+}
+
 static void step_handles(loom_step_t *s)
 {
     uv_signal_init(s->loop, &s->sigchld);
@@ -614,6 +668,8 @@ static void step_handles(loom_step_t *s)
     uv_signal_start(&s->sigchld, step_sigchld, SIGCHLD);
     uv_timer_init(s->loop, &s->kill_timer);
     uv_timer_init(s->loop, &s->linger_timer);
+    uv_timer_init(s->loop, &s->warn_timer);
+    s->warn_timer.data = s;
     s->kill_timer.data = s->linger_timer.data = s;
 }
 

@@ -28,6 +28,7 @@
 #ifndef LOOM_NODED_STEPD_STEP_H
 #define LOOM_NODED_STEPD_STEP_H
 
+#include "common/devcg.h"
 #include "common/err.h"
 #include "common/sbuf.h"
 #include "common/strv.h"
@@ -90,6 +91,8 @@ struct loom_step {
     const char *reason; /* "" or the end reason */
     uv_timer_t kill_timer;
     uv_timer_t linger_timer; /* output drain after the last exit */
+    uv_timer_t warn_timer;   /* the job's --signal before its end time */
+    loom_devcg_t *devcg;     /* the step's devices cgroup (NULL: GPUs not confined) */
     uv_signal_t sigchld;
     loom_conn_t *loomd; /* the end-of-step report to loomd */
     uv_pipe_t server;   /* stepd.sock */

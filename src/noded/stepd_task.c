@@ -241,6 +241,17 @@ static size_t task_gpus(const loom_step_t *s, const task_common_t *c, uint32_t l
 
 /* ---------------------------------------------------------- environment */
 
+/* Device indexes to their places in the step's GPU list. */
+static void task_local_gpus(const task_common_t *c, uint32_t *tg, size_t ntg)
+{
+    for (size_t k = 0; k < ntg; k++)
+        for (uint32_t j = 0; j < c->ngpus; j++)
+            if (c->gpus[j] == tg[k]) {
+                tg[k] = j;
+                break;
+            }
+}
+
 static void task_env(loom_step_t *s, const task_common_t *c, uint32_t local, task_child_t *ch)
 {
     const json_t *b = s->body;
@@ -276,7 +287,10 @@ static void task_env(loom_step_t *s, const task_common_t *c, uint32_t local, tas
     loom_jobenv_step(&st, local, 0, &ch->env);
     uint32_t tg[TASK_MAX_GPUS];
     size_t ntg = task_gpus(s, c, local, tg);
-    if (ntg && ntg != c->ngpus)
+    if (s->devcg) /* confined: the tasks see only the step's GPUs, numbered from 0 (Slurm's
+                     ConstrainDevices) */
+        task_local_gpus(c, tg, ntg);
+    if (ntg && (ntg != c->ngpus || s->devcg))
         loom_jobenv_gpu_vars(&ch->env, tg, ntg, st.gpu_env);
     const char *conf = task_jstr(s->node, "conf");
     if (conf)
