@@ -2,17 +2,22 @@
 sprio and the job priority, sshare in Slurm 22.05's layout, and usage that
 survives a restart of loomctld.
 
-A real loomdbd (SQLite) holds two accounts with shares 1:1 (the test's user
+A real loomdbd (SQLite; PostgreSQL too when LOOM_TEST_PGSQL is set) holds two accounts with shares 1:1 (the test's user
 in both); a job of account `busy` runs for a while, then a pending job of
 `idle` must get the higher fair-share factor and priority. PriorityCalcPeriod
 is 2 seconds and PriorityDecayHalfLife one hour so that the test is fast."""
+import os
 import re
 import subprocess
+import time
 
 import pytest
 
 from conftest import BIN, need
+from dbd_util import pg_admin
 from ports import free_port
+
+BACKENDS = ["sqlite"] + (["pgsql"] if os.environ.get("LOOM_TEST_PGSQL") else [])
 
 CONF = ("PriorityType=priority/multifactor\nPriorityWeightFairshare=10000\n"
         "PriorityWeightAge=0\nPriorityWeightJobSize=0\nPriorityCalcPeriod=0:02\n"
@@ -28,13 +33,22 @@ HEAD_L = ("Account                    User  RawShares  NormShares    RawUsage   
           "                    TRESRunMins \n")
 
 
-@pytest.fixture
-def fs(make_cluster):
+@pytest.fixture(params=BACKENDS)
+def fs(request, make_cluster):
     need("loomdbd", "sacctmgr", "sshare", "sprio")
     port = free_port()
     extra = ("AccountingStorageType=accounting_storage/slurmdbd\nAccountingStoragePort=%d\n"
              "AccountingStorageEnforce=associations\n" % port) + CONF
     c = make_cluster(start=False, nodes=1, cpus=2, gpus=0, conf_extra=extra)
+    dbname = None
+    if request.param == "pgsql":
+        dbname = "loomfs_%d_%d" % (os.getpid(), int(time.time() * 1000) % 10**9)
+        pg_admin("CREATE DATABASE %s" % dbname)
+        info = dict(kv.split("=", 1) for kv in os.environ["LOOM_TEST_PGSQL"].split())
+        (c.root / "slurmdbd.conf").write_text(
+            "StorageType=accounting_storage/pgsql\nStorageHost=%s\nStoragePort=%s\n"
+            "StorageUser=%s\nStorageLoc=%s\nDbdPort=%d\n"
+            % (info["host"], info["port"], info["user"], dbname, port))
     log = open(c.logdir / "loomdbd.log", "a")
     dbd = subprocess.Popen([str(BIN / "loomdbd"), "-D", "-f", str(c.conf)], env=c.env,
                            stdout=log, stderr=subprocess.STDOUT)
@@ -48,6 +62,8 @@ def fs(make_cluster):
     c.stop()
     dbd.terminate()
     dbd.wait(15)
+    if dbname:
+        pg_admin("DROP DATABASE IF EXISTS %s WITH (FORCE)" % dbname)
 
 
 def shares(c, *args):
@@ -175,7 +191,6 @@ def test_fairshare_usage_priority_sshare_restart(fs):
 def test_saved_usage_and_reset_now(fs):
     """The state file is read at start; PriorityUsageResetPeriod=NOW clears it."""
     import json
-    import time
     c = fs
     key = "busy\x1f%s\x1f" % c.user
     (c.state / "fairshare_usage.json").write_text(json.dumps(
