@@ -138,14 +138,17 @@ static void sshare_default_format(const sshare_t *s, loom_sbuf_t *f)
 
 /* ---- rows ----------------------------------------------------------------------------- */
 
-/* The number of ancestors of row i listed before it (rows are depth first). */
-static size_t sshare_depth(const json_t *rows, size_t i, size_t *depths)
+/* The number of ancestors of a row listed before it (rows are depth first):
+ * its parent's depth plus one, found by id in seen (id -> depth). */
+static size_t sshare_depth(const json_t *row, json_t *seen)
 {
-    json_int_t parent = loom_ji(json_array_get(rows, i), "parent_id", 0);
-    for (size_t k = i; parent && k-- > 0;)
-        if (loom_ji(json_array_get(rows, k), "id", -1) == parent)
-            return depths[k] + 1;
-    return 0;
+    char key[32];
+    snprintf(key, sizeof(key), "%lld", (long long)loom_ji(row, "parent_id", 0));
+    const json_t *d = json_object_get(seen, key);
+    size_t depth = d ? (size_t)json_integer_value(d) + 1 : 0;
+    snprintf(key, sizeof(key), "%lld", (long long)loom_ji(row, "id", -1));
+    json_object_set_new(seen, key, json_integer((json_int_t)depth));
+    return depth;
 }
 
 static void sshare_double(const sshare_t *s, const json_t *v, int width, loom_sbuf_t *out)
@@ -207,16 +210,16 @@ static void sshare_print(sshare_t *s, const json_t *rows)
     loom_pf_header(&s->pf, hdr, s->ncols, &out);
     free(hdr);
     size_t n = json_array_size(rows);
-    size_t *depths = loom_xcalloc(n + 1, sizeof(size_t));
+    json_t *seen = json_object();
     for (size_t i = 0; i < n; i++) {
         const json_t *row = json_array_get(rows, i);
-        depths[i] = sshare_depth(rows, i, depths);
+        size_t depth = sshare_depth(row, seen);
         bool user = *loom_js_or(row, "user", "");
         if (s->users_only && !user)
             continue;
-        sshare_row(s, row, depths[i], &out);
+        sshare_row(s, row, depth, &out);
     }
-    free(depths);
+    json_decref(seen);
     loom_cli_flush(&out);
     loom_sbuf_free(&out);
 }
