@@ -111,6 +111,7 @@ typedef struct ctld_assoc_tree {
     ctld_assoc_t *root; /* the cluster's root association, NULL when absent */
     json_t *index;      /* "account\037user\037partition" -> idx */
     bool submit_limits; /* some MaxSubmit/GrpSubmit limit is set */
+    bool run_limits;    /* some limit on running jobs (jobs, TRES, wall) is set */
 } ctld_assoc_tree_t;
 
 /* ---- the manager (loomctld) ---- */

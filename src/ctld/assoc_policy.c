@@ -298,7 +298,8 @@ static void policy_in_for(policy_usage_t *u, const ctld_job_t *job, const ctld_a
 
 static bool policy_limits_on(const ctld_t *c)
 {
-    return (c->conf->accounting_storage_enforce & LOOM_ENFORCE_LIMITS) && ctld_assoc_tree(c);
+    const ctld_assoc_tree_t *t = ctld_assoc_tree(c);
+    return (c->conf->accounting_storage_enforce & LOOM_ENFORCE_LIMITS) && t && t->run_limits;
 }
 
 /* Admit (true) or hold back one offer of a job, counting it when admitted. */
@@ -470,6 +471,22 @@ int ctld_policy_submit(ctld_t *c, ctld_job_t *job, loom_err_t *err)
     free(job->qos);
     job->qos = name;
     return (enf & LOOM_ENFORCE_LIMITS) ? policy_limits(c, job, a, q, err) : 0;
+}
+
+int ctld_policy_update(ctld_t *c, const ctld_job_t *job, loom_err_t *err)
+{
+    if (!ctld_assoc_enabled(c))
+        return 0;
+    unsigned enf = c->conf->accounting_storage_enforce;
+    const ctld_assoc_tree_t *t = ctld_assoc_tree(c);
+    const ctld_assoc_t *a = ctld_assoc_find(t, job->user, job->account, job->part->cfg->name);
+    if (!a && (enf & LOOM_ENFORCE_ASSOCS))
+        return loom_errf(err, -LOOM_EINVAL_ACCOUNT, "%s", loom_strerror(-LOOM_EINVAL_ACCOUNT));
+    const ctld_qos_t *q = job->qos && *job->qos ? ctld_assoc_qos(t, job->qos) : NULL;
+    if (a && job->qos && *job->qos && (enf & LOOM_ENFORCE_QOS) &&
+        (!q || !ctld_assoc_qos_allowed(a, q->name)))
+        return loom_errf(err, -LOOM_EINVAL_QOS, "%s", loom_strerror(-LOOM_EINVAL_QOS));
+    return 0;
 }
 
 double ctld_policy_qos_norm(const ctld_t *c, const ctld_job_t *job)

@@ -13,6 +13,7 @@
 #include "common/sbuf.h"
 #include "common/strv.h"
 #include "common/xalloc.h"
+#include "ctld/assoc_policy.h"
 #include "ctld/dispatch.h"
 #include "ctld/job_array.h"
 #include "ctld/job_depend.h"
@@ -493,6 +494,9 @@ static int h_upd_dry_run(ctld_t *c, const ctld_job_t *job, const json_t *set, lo
     json_decref(rec);
     if (rc == 0)
         rc = ctld_job_apply_changes(c, copy, set, err);
+    if (rc == 0 && (json_object_get(set, "account") || json_object_get(set, "qos") ||
+                    json_object_get(set, "partition")))
+        rc = ctld_policy_update(c, copy, err); /* an association, a QOS it may use */
     if (rc == 0 && loom_job_base(copy->state) == LOOM_JOB_PENDING)
         rc = ctld_job_check_fit(c, copy, err);
     ctld_job_free(copy);

@@ -242,3 +242,25 @@ def test_enforcement_survives_dbd_down(acct):
     a.c.wait_job(ids[0], "RUNNING")
     a.c.wait_for(lambda: a.reason(ids[1]) == "AssocMaxJobsLimit", "AssocMaxJobsLimit")
     assert a.c.job(ids[1])["account"] == "phys"
+
+
+def test_update_account_qos(acct):
+    a = acct()
+    a.mgr("add", "account", "phys")
+    a.mgr("add", "account", "chem")
+    a.mgr("add", "qos", "fast")
+    a.add_user("phys")
+    a.c.start()
+    a.wait_loaded()
+    j = a.sbatch("--hold", "--wrap=true").stdout.strip()
+    p = a.c.run("scontrol", "update", "jobid=" + j, "Account=nosuch")
+    assert p.returncode == 1 and "Invalid account or account/partition combination" in p.stderr
+    p = a.c.run("scontrol", "update", "jobid=" + j, "QOS=fast")
+    assert p.returncode == 1 and "Invalid qos specification" in p.stderr
+    assert a.c.job(int(j))["account"] == "phys" and a.c.job(int(j))["qos"] == "normal"
+    gen = a.generation()
+    a.mgr("add", "user", a.c.user, "account=chem")
+    a.wait_loaded(gen)
+    p = a.c.run("scontrol", "update", "jobid=" + j, "Account=chem")
+    assert p.returncode == 0, p.stderr
+    assert a.c.job(int(j))["account"] == "chem"

@@ -113,6 +113,7 @@ static void test_build_links(void **state)
     assert_int_equal(theory->max_jobs, -1);
     assert_int_equal(t->max_qos_priority, 1000);
     assert_true(t->submit_limits);
+    assert_true(t->run_limits);
     ctld_assoc_tree_free(t);
     t = build(tree_json, NULL); /* every cluster: the first root key wins */
     assert_int_equal(t->nassocs, 7);
