@@ -1,7 +1,8 @@
 /*
  * seff.c - seff JOBID: a finished job's CPU and memory efficiency, as
  * Slurm's contrib script (version 2.1, shipped with 22.05) prints it, from
- * the job and step records of loomdbd (dbd.jobs.query with steps); plus a
+ * the job and step records of loomdbd (dbd.jobs.query with steps), or of the
+ * controller (job.info) for a job still pending or running there; plus a
  * "GPU Utilization" line where the steps measured it (step record
  * `gpu_util`), which Slurm's script does not have.
  *
@@ -180,7 +181,46 @@ static void seff_print(const json_t *job, const char *cluster, time_t now, loom_
         loom_sbuf_addf(o, "WARNING: Efficiency statistics may be misleading for %s jobs.\n", state);
 }
 
-/* The job of "ID" or "ARRAY_TASK", with its steps; NULL when none. */
+/* The record of "ID" or "ARRAY_TASK" among jobs, or NULL (a new reference). */
+static json_t *seff_pick(const json_t *jobs, long long id, long long task)
+{
+    size_t i;
+    json_t *j;
+    json_array_foreach(jobs, i, j)
+    {
+        bool hit = task >= 0 ? loom_ji(j, "array_job_id", 0) == id &&
+                                   loom_ji(j, "array_task_id", -1) == task
+                             : loom_ji(j, "job_id", 0) == id;
+        if (hit)
+            return json_incref(j);
+    }
+    return NULL;
+}
+
+/* A job the controller still holds (running or pending): its record, with
+ * the steps loomdbd has stored so far. */
+static json_t *seff_ctld(loom_cli_t *cli, long long id, long long task, json_t *stored)
+{
+    json_t *body = json_pack("{s:[I]}", "job_ids", (json_int_t)id), *reply = NULL;
+    loom_err_t err = {0};
+    json_t *job = NULL;
+    if (loom_cli_call(cli, "job.info", body, &reply, &err) == 0)
+        job = seff_pick(json_object_get(reply, "jobs"), id, task);
+    json_decref(body);
+    json_decref(reply);
+    if (job && stored && json_object_get(stored, "steps"))
+        json_object_set(job, "steps", json_object_get(stored, "steps"));
+    return job;
+}
+
+static bool seff_active(const json_t *job)
+{
+    const char *st = seff_state(job);
+    return !strcmp(st, "PENDING") || !strcmp(st, "RUNNING") || !strcmp(st, "SUSPENDED");
+}
+
+/* The job of "ID" or "ARRAY_TASK" with its steps, from loomdbd, or from the
+ * controller while it is active there; NULL when neither has it. */
 static json_t *seff_find(loom_cli_t *cli, loom_rpc_t **rpc, const char *arg, int *rc)
 {
     char *end = NULL;
@@ -194,23 +234,20 @@ static json_t *seff_find(loom_cli_t *cli, loom_rpc_t **rpc, const char *arg, int
     }
     json_t *q = json_pack("{s:b, s:[I]}", "steps", 1, "job_ids", (json_int_t)id), *reply = NULL;
     loom_err_t err = {0};
-    if (loom_dbd_call(cli, rpc, "dbd.jobs.query", q, &reply, &err) < 0) {
+    int dbd_rc = loom_dbd_call(cli, rpc, "dbd.jobs.query", q, &reply, &err);
+    json_decref(q);
+    json_t *stored = dbd_rc < 0 ? NULL : seff_pick(json_object_get(reply, "jobs"), id, task);
+    json_decref(reply);
+    json_t *live = !stored || seff_active(stored) ? seff_ctld(cli, id, task, stored) : NULL;
+    if (live) {
+        json_decref(stored);
+        return live;
+    }
+    if (!stored && dbd_rc < 0) {
         fprintf(stderr, "seff: error: %s\n", err.msg);
         *rc = 1;
     }
-    json_decref(q);
-    json_t *found = NULL, *j;
-    size_t i;
-    json_array_foreach(json_object_get(reply, "jobs"), i, j)
-    {
-        bool hit = task >= 0 ? loom_ji(j, "array_job_id", 0) == id &&
-                                   loom_ji(j, "array_task_id", -1) == task
-                             : loom_ji(j, "job_id", 0) == id;
-        if (hit && !found)
-            found = json_incref(j);
-    }
-    json_decref(reply);
-    return found;
+    return stored;
 }
 
 static void seff_usage(void)

@@ -146,3 +146,16 @@ def test_seff(dbd):
     assert (p.returncode, p.stdout) == (1, "seff Version 2.1\n")
     p = dbd.run(["seff", "12x"])
     assert p.returncode == 1 and "Invalid job id" in p.stderr
+
+
+def test_seff_running_job_from_controller(cluster):
+    """A job the controller still runs (no loomdbd here): seff shows it from job.info."""
+    p = cluster.run("sbatch", "--wrap=sleep 120", check=True)
+    job_id = int(p.stdout.split()[-1])
+    cluster.wait_job(job_id, "RUNNING")
+    p = cluster.run("seff", job_id)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "Job ID: %d" % job_id and "State: RUNNING" in lines, p.stdout
+    assert lines[-1] == "WARNING: Efficiency statistics may be misleading for RUNNING jobs."
+    cluster.run("scancel", job_id)
