@@ -453,6 +453,7 @@ struct ctld_assoc_mgr {
     ctld_t *c;
     ctld_assoc_tree_t *tree;
     char *text; /* the tree's lists as compact sorted JSON */
+    char *gen;  /* loomdbd's "gen" of those lists (NULL: unknown) */
     uint64_t generation;
     uv_timer_t timer;
     bool timer_on, stopped, down;
@@ -466,6 +467,8 @@ struct assoc_poll {
     uv_work_t req;
     ctld_assoc_mgr_t *m;
     char *prev;              /* the text in use (for the worker to compare) */
+    char *prev_gen, *gen;    /* loomdbd's generation: the known one, the one read */
+    bool unchanged;          /* loomdbd said nothing changed since prev_gen */
     char *text;              /* new text when it differs */
     ctld_assoc_tree_t *tree; /* built from it */
     const loom_key_t *key;   /* immutable, borrowed */
@@ -539,12 +542,16 @@ static void assoc_address(const ctld_assoc_mgr_t *m, loom_sbuf_t *addr, bool *tc
     loom_sbuf_free(&sock);
 }
 
-static int assoc_call(loom_rpc_t *rpc, const char *type, const char *cluster, const char *key,
+static int assoc_call(loom_rpc_t *rpc, const char *type, assoc_poll_t *p, const char *key,
                       json_t *into, loom_err_t *err)
 {
     json_t *req = loom_msg_new(type, 0);
-    if (cluster && *cluster && strcmp(key, "assocs") == 0)
+    const char *cluster = p->m->cluster;
+    bool first = strcmp(key, "assocs") == 0;
+    if (cluster && *cluster && first)
         json_object_set_new(req, "where", json_pack("{s:[s]}", "clusters", cluster));
+    if (first && p->prev_gen && p->prev)
+        json_object_set_new(req, "if_gen", json_string(p->prev_gen));
     json_t *rep = NULL;
     int rc = loom_rpc_call(rpc, req, &rep, err);
     json_decref(req);
@@ -552,8 +559,13 @@ static int assoc_call(loom_rpc_t *rpc, const char *type, const char *cluster, co
         return rc;
     const char *msg = NULL;
     rc = loom_msg_rc(rep, &msg);
+    const char *gen = json_string_value(json_object_get(rep, "gen"));
+    if (first && gen && !p->gen)
+        p->gen = loom_xstrdup(gen);
     if (rc < 0)
         loom_errf(err, rc, "%s: %s", type, msg ? msg : "failed");
+    else if (first && json_is_true(json_object_get(rep, "unchanged")))
+        p->unchanged = true;
     else if (!json_is_array(json_object_get(rep, key)))
         rc = loom_errf(err, -LOOM_EPROTO, "%s: no %s in the reply", type, key);
     else
@@ -562,9 +574,11 @@ static int assoc_call(loom_rpc_t *rpc, const char *type, const char *cluster, co
     return rc;
 }
 
-/* The three lists from loomdbd, or NULL with err. */
-static json_t *assoc_fetch(const ctld_assoc_mgr_t *m, const loom_key_t *key, loom_err_t *err)
+/* The three lists from loomdbd, or NULL with err (or when unchanged). */
+static json_t *assoc_fetch(assoc_poll_t *p, loom_err_t *err)
 {
+    const ctld_assoc_mgr_t *m = p->m;
+    const loom_key_t *key = p->key;
     loom_sbuf_t addr = LOOM_SBUF_INIT;
     bool tcp = false;
     assoc_address(m, &addr, &tcp);
@@ -574,13 +588,13 @@ static json_t *assoc_fetch(const ctld_assoc_mgr_t *m, const loom_key_t *key, loo
     if (!rpc)
         return NULL;
     json_t *lists = json_object();
-    int rc = assoc_call(rpc, "dbd.assoc.list", m->cluster, "assocs", lists, err);
-    if (rc == 0)
-        rc = assoc_call(rpc, "dbd.user.list", NULL, "users", lists, err);
-    if (rc == 0)
-        rc = assoc_call(rpc, "dbd.qos.list", NULL, "qos", lists, err);
+    int rc = assoc_call(rpc, "dbd.assoc.list", p, "assocs", lists, err);
+    if (rc == 0 && !p->unchanged)
+        rc = assoc_call(rpc, "dbd.user.list", p, "users", lists, err);
+    if (rc == 0 && !p->unchanged)
+        rc = assoc_call(rpc, "dbd.qos.list", p, "qos", lists, err);
     loom_rpc_close(rpc);
-    if (rc < 0) {
+    if (rc < 0 || p->unchanged) {
         json_decref(lists);
         return NULL;
     }
@@ -617,9 +631,9 @@ static int assoc_write_cache(const char *path, const char *text, loom_err_t *err
 static void assoc_poll_work(uv_work_t *req)
 {
     assoc_poll_t *p = req->data;
-    json_t *lists = assoc_fetch(p->m, p->key, &p->err);
+    json_t *lists = assoc_fetch(p, &p->err);
     if (!lists) {
-        p->rc = p->err.code ? p->err.code : -LOOM_ECONNECT;
+        p->rc = p->unchanged ? 0 : p->err.code ? p->err.code : -LOOM_ECONNECT;
         return;
     }
     char *text = json_dumps(lists, JSON_COMPACT | JSON_SORT_KEYS);
@@ -663,6 +677,13 @@ static void assoc_poll_done(uv_work_t *req, int status)
     else if (p->rc == 0 && m->down)
         loom_info("loomdbd answers again");
     m->down = p->rc < 0;
+    if (p->rc == 0 && !m->stopped) { /* the generation the tree in use matches */
+        free(m->gen);
+        m->gen = p->gen;
+        p->gen = NULL;
+    }
+    free(p->gen);
+    free(p->prev_gen);
     ctld_assoc_tree_free(p->tree);
     free(p->text);
     free(p->prev);
@@ -678,11 +699,13 @@ void ctld_assoc_refresh(ctld_t *c)
     p->m = m;
     p->key = c->key;
     p->prev = m->text ? loom_xstrdup(m->text) : NULL;
+    p->prev_gen = m->gen ? loom_xstrdup(m->gen) : NULL;
     p->req.data = p;
     m->poll = p;
     if (uv_queue_work(c->loop, &p->req, assoc_poll_work, assoc_poll_done) != 0) {
         m->poll = NULL;
         free(p->prev);
+        free(p->prev_gen);
         free(p);
     }
 }
@@ -758,6 +781,7 @@ void ctld_assoc_free(ctld_t *c)
         return;
     ctld_assoc_tree_free(m->tree);
     free(m->text);
+    free(m->gen);
     free(m->state_dir);
     free(m->conf_dir);
     free(m->host);

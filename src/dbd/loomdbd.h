@@ -65,6 +65,10 @@ typedef struct dbd {
     dbd_job_t *q_head, *q_tail;
     bool busy, stopping;
     uint64_t nonce;
+    /* Worker thread: each committed entity change bumps acct_gen; list
+     * replies carry "<acct_epoch>.<acct_gen>" (messages.md §6.2). */
+    int64_t acct_epoch;
+    uint64_t acct_gen;
 } dbd_t;
 
 /* What a request handler does on the worker thread: fill out (the reply's

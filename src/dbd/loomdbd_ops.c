@@ -12,6 +12,7 @@
 #include "common/sbuf.h"
 #include "common/xalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -176,23 +177,44 @@ static int dbd_jobs_query(dbd_t *d, const dbd_peer_t *peer, const json_t *req, j
 
 /* ---- entities: dbd.<entity>.<op> ------------------------------------------------ */
 
+/* A list: "gen" names the state it shows; with "if_gen" equal to it, only
+ * "unchanged": true (loomctld polls this way, messages.md §6.2). */
+static int dbd_entity_list(dbd_t *d, const dbd_handler_t *h, const json_t *req, json_t *out,
+                           loom_err_t *err)
+{
+    if (!d->acct_epoch) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        d->acct_epoch = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    }
+    char gen[48];
+    snprintf(gen, sizeof(gen), "%lld.%llu", (long long)d->acct_epoch,
+             (unsigned long long)d->acct_gen);
+    json_object_set_new(out, "gen", json_string(gen));
+    const char *if_gen = json_string_value(json_object_get(req, "if_gen"));
+    if (if_gen && strcmp(if_gen, gen) == 0) {
+        json_object_set_new(out, "unchanged", json_true());
+        return 0;
+    }
+    loom_acct_ctx_t a = dbd_acct_ctx(d);
+    return loom_acct_list(&a, h->ent, req, out, err);
+}
+
 /* Security: changes need an admin peer, or an Operator/Administrator user. */
 static int dbd_entity(dbd_t *d, const dbd_peer_t *peer, const dbd_handler_t *h, const json_t *req,
                       json_t *out, loom_err_t *err)
 {
-    if (h->op != 'l' && !dbd_sees_all(d, peer))
+    if (h->op == 'l')
+        return dbd_entity_list(d, h, req, out, err);
+    if (!dbd_sees_all(d, peer))
         return loom_errf(err, -LOOM_EACCESS, "Access/permission denied");
     loom_acct_ctx_t a = dbd_acct_ctx(d);
-    switch (h->op) {
-    case 'a':
-        return loom_acct_add(&a, h->ent, req, out, err);
-    case 'm':
-        return loom_acct_modify(&a, h->ent, req, out, err);
-    case 'd':
-        return loom_acct_delete(&a, h->ent, req, out, err);
-    default:
-        return loom_acct_list(&a, h->ent, req, out, err);
-    }
+    int rc = h->op == 'a'   ? loom_acct_add(&a, h->ent, req, out, err)
+             : h->op == 'm' ? loom_acct_modify(&a, h->ent, req, out, err)
+                            : loom_acct_delete(&a, h->ent, req, out, err);
+    if (rc >= 0)
+        d->acct_gen++; /* a dry run too: harmless, lists are read again */
+    return rc;
 }
 
 #define DBD_ENTITY_FN(fn, type)                                                                    \

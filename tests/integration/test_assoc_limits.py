@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import BIN, need
+from conftest import BIN, Rpc, need
 from dbd_util import pg_admin
 from ports import free_port
 
@@ -115,8 +115,19 @@ def test_tree_loaded_and_cached(acct):
     a.c.start()
     gen = a.wait_loaded()
     assert (a.c.state / "assoc_cache.json").exists()
-    a.mgr("modify", "account", "phys", "set", "grpjobs=3")
-    a.wait_loaded(gen)
+    # loomctld polls with if_gen: loomdbd answers "unchanged" until a change.
+    rpc = Rpc(a.c.state / "loomdbd.sock")
+    try:
+        first = rpc.call("dbd.assoc.list")
+        assert first["rc"] == 0 and first["assocs"] and first["gen"]
+        again = rpc.call("dbd.assoc.list", if_gen=first["gen"])
+        assert again.get("unchanged") is True and "assocs" not in again
+        a.mgr("modify", "account", "phys", "set", "grpjobs=3")
+        a.wait_loaded(gen)
+        later = rpc.call("dbd.assoc.list", if_gen=first["gen"])
+        assert "unchanged" not in later and later["gen"] != first["gen"]
+    finally:
+        rpc.close()
 
 
 def test_submit_rejections_and_defaults(acct):
