@@ -57,10 +57,11 @@ static int64_t report_count(const char *v)
     return (int64_t)(n + 0.5);
 }
 
+/* obj[name] += v, saturating (v >= 0). */
 static void report_add(json_t *obj, const char *name, int64_t v)
 {
-    json_t *cur = json_object_get(obj, name);
-    json_object_set_new(obj, name, json_integer(json_integer_value(cur) + v));
+    int64_t cur = json_integer_value(json_object_get(obj, name));
+    json_object_set_new(obj, name, json_integer(cur > INT64_MAX - v ? INT64_MAX : cur + v));
 }
 
 void loom_report_tres_parse(const char *text, int64_t mult, json_t *obj)
@@ -255,7 +256,7 @@ static void report_add_tres(const char *const *vals, int col, int64_t secs, json
         text = vals[RC_ALLOC] && *vals[RC_ALLOC] ? vals[RC_ALLOC] : NULL;
     if (text)
         loom_report_tres_parse(text, secs, obj);
-    else if (report_col(vals, RC_CPUS) > 0)
+    else if (report_col(vals, RC_CPUS) > 0 && report_col(vals, RC_CPUS) <= INT64_MAX / secs)
         report_add(obj, "cpu", report_col(vals, RC_CPUS) * secs);
 }
 
@@ -430,11 +431,13 @@ static json_t *report_cluster_entry(const loom_store_repq_t *q, const char *name
         int64_t span = q->end - q->start;
         json_array_append_new(
             list,
-            json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "name", tres, "count",
-                      (json_int_t)(span > 0 ? (u.reported + span / 2) / span : 0), "alloc",
-                      (json_int_t)u.alloc, "down", (json_int_t)u.down, "pdown", (json_int_t)u.pdown,
-                      "idle", (json_int_t)u.idle, "planned", (json_int_t)u.planned, "over",
-                      (json_int_t)u.over, "reported", (json_int_t)u.reported));
+            json_pack(
+                "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "name", tres, "count",
+                (json_int_t)(span > 0 ? u.reported / span + (u.reported % span >= (span + 1) / 2)
+                                      : 0),
+                "alloc", (json_int_t)u.alloc, "down", (json_int_t)u.down, "pdown",
+                (json_int_t)u.pdown, "idle", (json_int_t)u.idle, "planned", (json_int_t)u.planned,
+                "over", (json_int_t)u.over, "reported", (json_int_t)u.reported));
     }
     return json_pack("{s:s, s:o}", "name", name, "tres", list);
 }
