@@ -220,10 +220,47 @@ static void sf_reqmem(const sacct_row_t *r, loom_sbuf_t *out)
     }
 }
 
+void sacct_size(uint64_t bytes, loom_sbuf_t *out)
+{
+    static const char units[] = "\0KMGTP";
+    int u = 0;
+    while (bytes >= 1024 && bytes % 1024 == 0 && u < 5) {
+        bytes /= 1024;
+        u++;
+    }
+    loom_sbuf_addf(out, "%" PRIu64, bytes);
+    if (u)
+        loom_sbuf_addc(out, units[u]);
+}
+
+/* A step's usage figure (messages.md §6.1): KiB (mult 1024) or bytes. */
+static void sf_usage(const sacct_row_t *r, const char *key, uint64_t mult, loom_sbuf_t *out)
+{
+    if (r->step && loom_jhas(r->step, key)) {
+        int64_t v = loom_ji(r->step, key, 0);
+        sacct_size(v > 0 ? (uint64_t)v * mult : 0, out);
+    }
+}
+
 static void sf_kib(const sacct_row_t *r, const char *key, loom_sbuf_t *out)
 {
-    if (r->step && loom_jhas(r->step, key))
-        loom_sbuf_addf(out, "%" PRId64 "K", loom_ji(r->step, key, 0));
+    sf_usage(r, key, 1024, out);
+}
+
+static void sf_maxdiskread(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    sf_usage(r, "max_disk_read", 1, out);
+}
+
+static void sf_maxdiskwrite(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    sf_usage(r, "max_disk_write", 1, out);
+}
+
+static void sf_maxrsstask(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    if (r->step && loom_jhas(r->step, "max_rss_task"))
+        loom_sbuf_addf(out, "%" PRId64, loom_ji(r->step, "max_rss_task", 0));
 }
 
 static void sf_maxrss(const sacct_row_t *r, loom_sbuf_t *out)
@@ -252,9 +289,17 @@ void sacct_cpu_time(int64_t usec, loom_sbuf_t *out)
         loom_time_fmt_limit(secs, out);
 }
 
+/* A job row without its own figure adds up its steps' (as slurmdbd does). */
 static void sf_cpu(const sacct_row_t *r, const char *key, loom_sbuf_t *out)
 {
-    sacct_cpu_time(loom_ji(sf_src(r), key, 0), out);
+    const json_t *src = sf_src(r);
+    int64_t v = loom_ji(src, key, 0);
+    if (!r->step && !loom_jhas(src, key)) {
+        size_t i;
+        const json_t *st;
+        json_array_foreach(json_object_get(r->job, "steps"), i, st) v += loom_ji(st, key, 0);
+    }
+    sacct_cpu_time(v, out);
 }
 
 static void sf_totalcpu(const sacct_row_t *r, loom_sbuf_t *out)
@@ -329,7 +374,10 @@ static const sacct_field_t sacct_fields[] = {
     {"JobIDRaw", -12, sf_jobidraw, 0},
     {"JobName", 10, sf_jobname, 0},
     {"MaxRSS", 10, sf_maxrss, 0},
+    {"MaxDiskRead", 12, sf_maxdiskread, 0},
+    {"MaxDiskWrite", 12, sf_maxdiskwrite, 0},
     {"MaxRSSNode", 10, sf_maxrssnode, 0},
+    {"MaxRSSTask", 10, sf_maxrsstask, 0},
     {"MaxVMSize", 10, sf_maxvmsize, 0},
     {"NCPUS", 10, sf_alloccpus, 1},
     {"NNodes", 8, sf_nnodes, 1},

@@ -39,5 +39,9 @@ const sacct_field_t *sacct_field_at(size_t i);
 /* Slurm's CPU time text from microseconds: "MM:SS.mmm" under an hour,
  * "HH:MM:SS" under a day, "D-HH:MM:SS". */
 void sacct_cpu_time(int64_t usec, loom_sbuf_t *out);
+/* A size as sacct prints usage (MaxRSS, MaxDiskRead: Slurm's exact unit
+ * conversion): divided by 1024 while it divides evenly, with the unit
+ * letter K, M, G, T, P; 1264K, 200M, 1000 (bytes). */
+void sacct_size(uint64_t bytes, loom_sbuf_t *out);
 
 #endif

@@ -6,11 +6,12 @@
  * The controller asks each node of the step for the usage of its processes
  * (step.stat -> step.usage -> the step's supervisor reads /proc); sstat
  * combines the nodes' answers: maxima with the node and task that hold
- * them, averages per task, CPU time. Columns and widths are sstat's (a job
- * id is left-justified, every other field right-justified; too-long values
- * are cut with a '+', as Slurm prints them). Fields the supervisor does not
- * measure (pages, disk, energy, CPU frequency) are printed as Slurm prints
- * them without accounting data: 0 or empty.
+ * them, averages per task, CPU time, disk bytes (rchar/wchar). Columns and
+ * widths are sstat's (a job id is left-justified, every other field
+ * right-justified; too-long values are cut with a '+', as Slurm prints
+ * them). Fields the supervisor does not measure (pages, energy, CPU
+ * frequency) are printed as Slurm prints them without accounting data: 0 or
+ * empty.
  */
 #include "cli/cli_common.h"
 #include "cli/cli_format.h"
@@ -30,6 +31,9 @@ typedef struct sstat_use {
     int64_t ntasks, max_rss, ave_rss, max_vm, ave_vm, total_cpu, min_cpu;
     const char *rss_node, *vm_node, *cpu_node;
     int64_t rss_task, vm_task, cpu_task;
+    int64_t max_rd, ave_rd, max_wr, ave_wr; /* bytes */
+    const char *rd_node, *wr_node;
+    int64_t rd_task, wr_task;
     char nodes[256];
 } sstat_use_t;
 
@@ -55,6 +59,16 @@ static void sstat_kib(int64_t kib, bool convert, loom_sbuf_t *out)
         loom_sbuf_addf(out, "%lldK", (long long)kib);
     else
         loom_sbuf_addf(out, "%.2f%c", v, units[u]);
+}
+
+/* Bytes (MaxDiskRead): as they are, or in the largest unit with two decimals. */
+static void sstat_bytes(int64_t v, bool convert, loom_sbuf_t *out)
+{
+    if (!convert || v < 1024) {
+        loom_sbuf_addf(out, "%lld", (long long)v);
+        return;
+    }
+    sstat_kib(v / 1024, convert, out);
 }
 
 /* CPU time as sacct's TotalCPU: "MM:SS.mmm", "HH:MM:SS", "D-HH:MM:SS". */
@@ -87,6 +101,11 @@ static void sstat_cpu(int64_t usec, loom_sbuf_t *out)
     {                                                                                              \
         sstat_kib(expr, convert, out);                                                             \
     }
+#define SSTAT_BYTES(fn, expr)                                                                      \
+    static void fn(const sstat_use_t *u, bool convert, loom_sbuf_t *out)                           \
+    {                                                                                              \
+        sstat_bytes(expr, convert, out);                                                           \
+    }
 #define SSTAT_CPU(fn, expr)                                                                        \
     static void fn(const sstat_use_t *u, bool convert, loom_sbuf_t *out)                           \
     {                                                                                              \
@@ -109,8 +128,15 @@ SSTAT_CPU(f_mincpu, u->min_cpu)
 SSTAT_CPU(f_avecpu, u->ntasks ? u->total_cpu / u->ntasks : 0)
 SSTAT_INT(f_ntasks, u->ntasks)
 SSTAT_STR(f_unknown, u ? "Unknown" : "")
-SSTAT_STR(f_empty, u ? "" : "")
 SSTAT_STR(f_nodes, u->nodes)
+SSTAT_BYTES(f_maxrd, u->max_rd)
+SSTAT_STR(f_maxrd_node, u->rd_node)
+SSTAT_INT(f_maxrd_task, u->rd_task)
+SSTAT_BYTES(f_averd, u->ave_rd)
+SSTAT_BYTES(f_maxwr, u->max_wr)
+SSTAT_STR(f_maxwr_node, u->wr_node)
+SSTAT_INT(f_maxwr_task, u->wr_task)
+SSTAT_BYTES(f_avewr, u->ave_wr)
 
 /* sstat 22.05's fields in its default order, with its widths. */
 static const sstat_field_t sstat_fields[] = {
@@ -137,14 +163,14 @@ static const sstat_field_t sstat_fields[] = {
     {"ReqCPUFreqMax", 13, f_unknown},
     {"ReqCPUFreqGov", 13, f_unknown},
     {"ConsumedEnergy", 14, f_zero},
-    {"MaxDiskRead", 12, f_empty},
-    {"MaxDiskReadNode", 15, f_empty},
-    {"MaxDiskReadTask", 15, f_empty},
-    {"AveDiskRead", 12, f_empty},
-    {"MaxDiskWrite", 12, f_empty},
-    {"MaxDiskWriteNode", 16, f_empty},
-    {"MaxDiskWriteTask", 16, f_empty},
-    {"AveDiskWrite", 12, f_empty},
+    {"MaxDiskRead", 12, f_maxrd},
+    {"MaxDiskReadNode", 15, f_maxrd_node},
+    {"MaxDiskReadTask", 15, f_maxrd_task},
+    {"AveDiskRead", 12, f_averd},
+    {"MaxDiskWrite", 12, f_maxwr},
+    {"MaxDiskWriteNode", 16, f_maxwr_node},
+    {"MaxDiskWriteTask", 16, f_maxwr_task},
+    {"AveDiskWrite", 12, f_avewr},
     {"Nodelist", 20, f_nodes},
     {"ConsumedEnergyRaw", 17, f_zero},
     {"ReqCPUFreq", 13, f_unknown},
@@ -194,12 +220,31 @@ static void sstat_helpformat(void)
         printf("%-20s%s", sstat_fields[i].name, (i % 4 == 3 || i + 1 == n) ? "\n" : "");
 }
 
+/* One node's disk figures (max_disk_read, ...: common/usage.h) into u. */
+static void sstat_disk(const json_t *n, const char *name, sstat_use_t *u, int64_t *rd_sum,
+                       int64_t *wr_sum)
+{
+    int64_t nt = loom_ji(n, "ntasks", 0);
+    *rd_sum += loom_ji(n, "ave_disk_read", 0) * nt;
+    *wr_sum += loom_ji(n, "ave_disk_write", 0) * nt;
+    if (!u->rd_node || loom_ji(n, "max_disk_read", 0) > u->max_rd) {
+        u->max_rd = loom_ji(n, "max_disk_read", 0);
+        u->rd_node = name;
+        u->rd_task = loom_ji(n, "max_disk_read_task", 0);
+    }
+    if (!u->wr_node || loom_ji(n, "max_disk_write", 0) > u->max_wr) {
+        u->max_wr = loom_ji(n, "max_disk_write", 0);
+        u->wr_node = name;
+        u->wr_task = loom_ji(n, "max_disk_write_task", 0);
+    }
+}
+
 /* Combine the nodes' answers of step.stat. */
 static void sstat_combine(const json_t *nodes, sstat_use_t *u)
 {
     size_t i;
     json_t *n;
-    int64_t rss_sum = 0, vm_sum = 0;
+    int64_t rss_sum = 0, vm_sum = 0, rd_sum = 0, wr_sum = 0;
     u->min_cpu = -1;
     loom_sbuf_t names = LOOM_SBUF_INIT;
     json_array_foreach(nodes, i, n)
@@ -223,14 +268,18 @@ static void sstat_combine(const json_t *nodes, sstat_use_t *u)
         if (u->min_cpu < 0 || loom_ji(n, "min_cpu", 0) < u->min_cpu) {
             u->min_cpu = loom_ji(n, "min_cpu", 0);
             u->cpu_node = name;
-            u->cpu_task = loom_ji(n, "max_rss_task", 0);
+            u->cpu_task =
+                loom_ji(n, loom_jhas(n, "min_cpu_task") ? "min_cpu_task" : "max_rss_task", 0);
         }
+        sstat_disk(n, name, u, &rd_sum, &wr_sum);
         loom_sbuf_addf(&names, "%s%s", names.len ? "," : "", name);
     }
     if (u->min_cpu < 0)
         u->min_cpu = 0;
     u->ave_rss = u->ntasks ? rss_sum / u->ntasks : 0;
     u->ave_vm = u->ntasks ? vm_sum / u->ntasks : 0;
+    u->ave_rd = u->ntasks ? rd_sum / u->ntasks : 0;
+    u->ave_wr = u->ntasks ? wr_sum / u->ntasks : 0;
     snprintf(u->nodes, sizeof(u->nodes), "%s", loom_sbuf_str(&names));
     loom_sbuf_free(&names);
 }

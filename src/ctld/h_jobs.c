@@ -26,6 +26,7 @@
 #include "ctld/sched_driver.h"
 #include "ctld/sched_prio.h"
 #include "ctld/step_launch.h"
+#include "ctld/step_mgr.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -725,6 +726,8 @@ static int h_job_complete(ctld_t *c, const ctld_peer_t *peer, const json_t *req,
     const char *node = json_string_value(json_object_get(req, "node"));
     /* Security: the node role (registry); a report from another node than the
      * job's batch host is ignored. */
+    if (job && node && job->batch_host && strcmp(node, job->batch_host) == 0)
+        ctld_step_commit_batch_usage(c, job, json_object_get(req, "usage"), NULL);
     if (job && node && job->batch_host && strcmp(node, job->batch_host) == 0)
         rc = ctld_job_completed(c, job, (int)json_integer_value(json_object_get(req, "exit_code")),
                                 json_integer_value(json_object_get(req, "end_time")),

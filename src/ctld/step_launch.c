@@ -464,6 +464,8 @@ int ctld_step_h_done(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json
     /* Security: the node role (registry); a node speaks only for itself. */
     for (uint32_t i = 0; all && i < s->nnodes; i++) {
         if (strcmp(ctld_step_node_name(c, job, &s->x->nodes[i]), node) == 0) {
+            if (!s->x->node_done[i])
+                ctld_step_usage_add(s, json_object_get(req, "usage"));
             s->x->node_done[i] = true;
             int code = (int)json_integer_value(json_object_get(req, "exit_code"));
             if (code > s->x->exit_code)

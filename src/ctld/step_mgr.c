@@ -8,6 +8,7 @@
 #include "common/jobenv.h"
 #include "common/jobstate.h"
 #include "common/log.h"
+#include "common/usage.h"
 #include "common/xalloc.h"
 #include "ctld/job_mgr.h"
 #include "ctld/job_state.h"
@@ -34,6 +35,7 @@ void ctld_step_free(ctld_step_t *s)
         free(s->x->nodes);
         free(s->x->io_key);
         free(s->x->node_done); /* launches in flight find steps by id */
+        json_decref(s->x->usage);
         free(s->x->srun_host);
         free(s->x);
     }
@@ -602,6 +604,40 @@ int ctld_step_commit_end(ctld_t *c, ctld_job_t *job, uint32_t step_id, int exit_
 {
     json_t *ev = json_pack("{s:s, s:I, s:I, s:i}", "ev", "step.end", "job_id", (json_int_t)job->id,
                            "step_id", (json_int_t)step_id, "exit_code", exit_code);
+    const ctld_step_t *s = ctld_job_step_find(job, step_id);
+    json_t *usage = s ? ctld_step_usage(s) : NULL;
+    if (usage)
+        json_object_set_new(ev, "usage", usage);
+    return ctld_commit(c, ev, err);
+}
+
+/* ------------------------------------------------------------------ usage */
+
+void ctld_step_usage_add(ctld_step_t *s, const json_t *node_usage)
+{
+    if (!s->x || !json_is_object(node_usage))
+        return;
+    if (!s->x->usage)
+        s->x->usage = json_object();
+    loom_usage_merge(s->x->usage, node_usage);
+}
+
+json_t *ctld_step_usage(const ctld_step_t *s)
+{
+    return s->x && s->x->usage ? loom_usage_record(s->x->usage) : NULL;
+}
+
+int ctld_step_commit_batch_usage(ctld_t *c, ctld_job_t *job, const json_t *node_usage,
+                                 loom_err_t *err)
+{
+    if (!json_is_object(node_usage))
+        return 0;
+    json_t *sum = json_object();
+    loom_usage_merge(sum, node_usage);
+    json_t *ev =
+        json_pack("{s:s, s:I, s:s, s:o}", "ev", "step.usage", "job_id", (json_int_t)job->id,
+                  "step_id", "batch", "usage", loom_usage_record(sum));
+    json_decref(sum);
     return ctld_commit(c, ev, err);
 }
 
@@ -629,6 +665,8 @@ int ctld_step_apply(ctld_t *c, const json_t *ev, loom_err_t *err)
         ctld_job_step_remove(job, (uint32_t)json_integer_value(json_object_get(ev, "step_id")));
         return 0;
     }
+    if (strcmp(type, "step.usage") == 0)
+        return 0; /* the batch step's usage: for accounting (acct.c), nothing to apply */
     return loom_errf(err, -LOOM_EPROTO, "unknown event '%s'", type);
 }
 

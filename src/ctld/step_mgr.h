@@ -16,8 +16,9 @@
  * Tasks per node follow the job's CPUs (loom_jobenv_layout), or
  * --ntasks-per-node; ranks are dealt block or cyclic (--distribution).
  *
- * Journal: {"ev":"step.create","job_id":J,"step":{record}} and
- * {"ev":"step.end","job_id":J,"step_id":S,"exit_code":W}; snapshots carry
+ * Journal: {"ev":"step.create","job_id":J,"step":{record}},
+ * {"ev":"step.end","job_id":J,"step_id":S,"exit_code":W,"usage":{..}} and
+ * {"ev":"step.usage",...} (the batch step's usage); snapshots carry
  * the running steps and each job's next step id (ctld_steps_snapshot).
  *
  * Entry points: ctld_step_place, ctld_step_commit_create, ctld_step_commit_end,
@@ -50,6 +51,7 @@ struct ctld_step_x {
     char *io_key;            /* shared by srun and the supervisors (hex) */
     bool *node_done;         /* step.done seen from each node (not journaled) */
     int exit_code;           /* the highest status step.done reported */
+    json_t *usage;           /* the nodes' usage merged (common/usage.h), NULL: none yet */
     char *srun_host;         /* where srun runs (scontrol's SrunHost:Pid) */
     int64_t srun_pid;
 };
@@ -81,9 +83,22 @@ ctld_step_t *ctld_step_place(ctld_t *c, ctld_job_t *job, const ctld_step_req_t *
 /* Give the step its id and name, journal step.create and add it to the job.
  * The step is stolen (freed on failure). */
 int ctld_step_commit_create(ctld_t *c, ctld_job_t *job, ctld_step_t *step, loom_err_t *err);
-/* Journal step.end and remove the step (its resources go back). */
+/* Journal step.end and remove the step (its resources go back). The event
+ * carries the step's usage ("usage": the step record's fields of §6.1)
+ * when nodes reported it. */
 int ctld_step_commit_end(ctld_t *c, ctld_job_t *job, uint32_t step_id, int exit_code,
                          loom_err_t *err);
+
+/* Usage (messages.md §4 step.done, §6.1). A node's summary from step.done
+ * is merged into the step's; ctld_step_usage gives the step record's usage
+ * fields (new reference) or NULL. The batch step's usage comes with the
+ * batch host's job.complete and is journaled as {"ev":"step.usage",
+ * "job_id":J,"step_id":"batch","usage":{...}} (acct.c adds it to the
+ * .batch step record; nothing in the tables changes). */
+void ctld_step_usage_add(ctld_step_t *s, const json_t *node_usage);
+json_t *ctld_step_usage(const ctld_step_t *s);
+int ctld_step_commit_batch_usage(ctld_t *c, ctld_job_t *job, const json_t *node_usage,
+                                 loom_err_t *err);
 
 /* Apply a "step.*" journal event (replay and commit). */
 int ctld_step_apply(ctld_t *c, const json_t *ev, loom_err_t *err);

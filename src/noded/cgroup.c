@@ -148,6 +148,11 @@ int loom_cgroup_oom_kills(const loom_cgroup_t *cg)
     return kills;
 }
 
+const char *loom_cgroup_path(const loom_cgroup_t *cg)
+{
+    return cg->path;
+}
+
 void loom_cgroup_destroy(loom_cgroup_t *cg)
 {
     if (!cg)

@@ -11,7 +11,9 @@
  * loom_cgroup_create() fails with -ENOTSUP when the host has no usable
  * cgroup2 (not root, cgroup v1, read-only mount): the caller logs a warning
  * and runs the job unconfined. Device confinement under cgroup2 needs an
- * eBPF program and is not done yet.
+ * eBPF program and is not done yet. With JobAcctGatherType=
+ * jobacct_gather/cgroup the job's usage is also read from the cgroup's
+ * memory.peak, cpu.stat and io.stat (stepd_usage.c; procstat.h parses them).
  */
 #ifndef LOOM_NODED_CGROUP_H
 #define LOOM_NODED_CGROUP_H
@@ -32,6 +34,8 @@ int loom_cgroup_attach(loom_cgroup_t *cg, pid_t pid);
 void loom_cgroup_kill(loom_cgroup_t *cg);
 /* Did the kernel's OOM killer act in this cgroup? */
 int loom_cgroup_oom_kills(const loom_cgroup_t *cg);
+/* The cgroup's directory (usage gathering reads its accounting files). */
+const char *loom_cgroup_path(const loom_cgroup_t *cg);
 /* Remove the cgroup (waiting briefly for it to empty) and free. Accepts NULL. */
 void loom_cgroup_destroy(loom_cgroup_t *cg);
 

@@ -304,25 +304,48 @@ void loom_noded_step_usage(loom_noded_t *n, loom_conn_t *conn, json_t *req)
         steps_forward(n, s->job_id, s->step_id, loom_msg_new("stepd.usage", 0), conn, req);
 }
 
-static void steps_ignore_reply(void *arg, json_t *reply)
+/* A supervisor's stepd.step_done waiting for the controller's answer. */
+typedef struct steps_done {
+    loom_noded_t *n;
+    loom_conn_t *from;
+    uint64_t serial;
+    json_t *req;
+} steps_done_t;
+
+/* Answer the supervisor once the controller has the step's end (and its
+ * usage): only then does it tell srun, so srun's step.complete cannot
+ * overtake the usage. */
+static void steps_done_replied(void *arg, json_t *reply)
 {
+    steps_done_t *d = arg;
+    if (loom_noded_peer_alive(d->n, d->from, d->serial))
+        steps_reply(d->from, d->req, 0, NULL);
+    json_decref(d->req);
+    free(d);
 }
 
 void loom_noded_step_done(loom_noded_t *n, loom_conn_t *conn, json_t *msg)
 {
-    /* Best effort: srun's step.complete ends the step too; this one covers
-     * an srun that went away. */
+    /* srun's step.complete ends the step too; this one carries the node's
+     * usage and covers an srun that went away. */
     json_t *req = loom_msg_new("step.done", 0);
-    static const char *const keys[] = {"job_id", "step_id", "exit_code"};
+    static const char *const keys[] = {"job_id", "step_id", "exit_code", "usage"};
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-        json_object_set(req, keys[i], json_object_get(msg, keys[i]));
+        if (json_object_get(msg, keys[i]))
+            json_object_set(req, keys[i], json_object_get(msg, keys[i]));
     json_object_set_new(req, "node", json_string(n->name));
-    if (!loom_noded_ctl_request(n, req, steps_ignore_reply, NULL))
+    steps_done_t *d = loom_xcalloc(1, sizeof(*d));
+    d->n = n;
+    d->from = conn;
+    d->serial = loom_noded_conn_serial(n, conn);
+    d->req = json_incref(msg);
+    if (!loom_noded_ctl_request(n, req, steps_done_replied, d)) {
         loom_verbose("step %lld.%lld ended while the controller is away",
                      (long long)json_integer_value(json_object_get(msg, "job_id")),
                      (long long)json_integer_value(json_object_get(msg, "step_id")));
+        steps_done_replied(d, NULL);
+    }
     json_decref(req);
-    steps_reply(conn, msg, 0, NULL);
 }
 
 /* ----------------------------------------------------------------- launch */

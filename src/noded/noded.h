@@ -62,6 +62,7 @@ typedef struct loom_noded_job {
     char reason[24];
     loom_conn_t *stepd; /* the supervisor's stepd.done connection, awaiting our ack */
     json_t *stepd_req;  /* that request (to reply to) */
+    json_t *usage;      /* the batch step's usage (stepd.done / status.json), or NULL */
     bool orphan;        /* no live supervisor: loomd removes the dir */
     struct loom_noded_job *next;
 } loom_noded_job_t;

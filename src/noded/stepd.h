@@ -24,7 +24,8 @@
  * A spec with a "step" member is a job step's: see stepd_step.h.
  *
  * Files: stepd_main.c (life cycle, reporting), stepd_exec.c (starting the
- * script), stepd_kill.c (signals and the CANCELLED line), cgroup.c;
+ * script), stepd_kill.c (signals and the CANCELLED line), cgroup.c,
+ * stepd_usage.c (usage of the batch step: stepd.done's "usage");
  * stepd_step.c, stepd_task.c, stepd_pmi2.c (job steps).
  */
 #ifndef LOOM_NODED_STEPD_H
@@ -32,6 +33,7 @@
 
 #include "noded/cgroup.h"
 #include "noded/conn.h"
+#include "noded/stepd_usage.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -72,6 +74,8 @@ typedef struct loom_stepd {
     loom_conn_t *loomd;                           /* while reporting */
     loom_conn_t *clients[LOOM_STEPD_MAX_CLIENTS]; /* connections on stepd.sock */
     loom_cgroup_t *cgroup;                        /* NULL when not confined */
+    loom_gather_t *gather; /* usage of the batch step (NULL for an allocation) */
+    json_t *usage;         /* its final figures, once the script has ended */
 } loom_stepd_t;
 
 /* stepd_exec.c: prepare and start the batch script (s->pid set). On failure

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -55,6 +56,8 @@ static int stepd_write_status(loom_stepd_t *s)
     json_t *st = json_pack("{s:I, s:i, s:I, s:s, s:i}", "job_id", (json_int_t)s->job_id,
                            "exit_code", s->status, "end_time", (json_int_t)s->end_time, "reason",
                            s->reason, "stepd_pid", (int)getpid());
+    if (s->usage)
+        json_object_set(st, "usage", s->usage);
     int rc = -EIO;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd >= 0) {
@@ -95,6 +98,10 @@ static void stepd_cleanup(loom_stepd_t *s)
         loom_error("stepd job %u: cannot remove %s: %s", s->job_id, s->job_dir, strerror(errno));
     loom_cgroup_destroy(s->cgroup);
     s->cgroup = NULL;
+    loom_gather_destroy(s->gather);
+    s->gather = NULL;
+    json_decref(s->usage);
+    s->usage = NULL;
     for (size_t i = 0; i < LOOM_STEPD_MAX_CLIENTS; i++)
         loom_conn_close(s->clients[i]);
     uv_walk(s->loop, stepd_close_walk, NULL);
@@ -169,6 +176,8 @@ static void stepd_loomd_connected(void *arg, loom_conn_t *c, int status)
                   "stepd.done", "id", 0, "job_id", (json_int_t)s->job_id, "exit_code", s->status,
                   "end_time", (json_int_t)s->end_time, "reason", s->reason, "run",
                   json_integer_value(json_object_get(s->job, "restart_cnt")));
+    if (s->usage)
+        json_object_set(req, "usage", s->usage);
     if (loom_conn_request(c, req, stepd_acked, s) < 0)
         stepd_retry(s); /* the close callback already ran */
     json_decref(req);
@@ -192,6 +201,8 @@ void loom_stepd_finish(loom_stepd_t *s)
     uv_timer_stop(&s->signal_timer);
     if (s->cgroup && loom_cgroup_oom_kills(s->cgroup) > 0 && !s->reason[0])
         s->reason = "oom";
+    if (s->gather && !s->usage)
+        s->usage = loom_gather_summary(s->gather, true);
     if (s->err_fd >= 0) {
         close(s->err_fd);
         s->err_fd = -1;
@@ -210,8 +221,10 @@ static void stepd_sigchld(uv_signal_t *h, int signum)
     loom_stepd_t *s = h->data;
     int status;
     pid_t pid;
-    /* As subreaper we also collect the job's orphans. */
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+    struct rusage ru;
+    /* As subreaper we also collect the job's orphans (their CPU counts too). */
+    while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0) {
+        loom_gather_reaped(s->gather, 0, &ru);
         if (pid != s->pid)
             continue;
         s->pid = 0;
@@ -336,6 +349,57 @@ static void stepd_handles(loom_stepd_t *s)
     uv_timer_start(&s->watch_timer, stepd_watch, STEPD_WATCH_MS, STEPD_WATCH_MS);
 }
 
+/* The batch step's sampler: the processes of the script's session. */
+static int stepd_owner(void *arg, const loom_procstat_t *p)
+{
+    const loom_stepd_t *s = arg;
+    return s->sid > 0 && p->sid == s->sid ? 0 : -1;
+}
+
+/* This node's GPU device indexes in the job's alloc list. */
+static uint32_t stepd_alloc_gpus(const loom_stepd_t *s, uint32_t *gpus, uint32_t max)
+{
+    uint32_t n = 0;
+    size_t i, j, k;
+    json_t *a, *g, *idx;
+    json_array_foreach(json_object_get(s->job, "alloc"), i, a)
+    {
+        const char *node = json_string_value(json_object_get(a, "node"));
+        if (!node || strcmp(node, s->node_name) != 0)
+            continue;
+        json_array_foreach(json_object_get(a, "gres"), j, g)
+        {
+            const char *name = json_string_value(json_object_get(g, "name"));
+            if (!name || strcmp(name, "gpu") != 0)
+                continue;
+            json_array_foreach(json_object_get(g, "index"), k, idx)
+            {
+                if (n < max)
+                    gpus[n++] = (uint32_t)json_integer_value(idx);
+            }
+        }
+    }
+    return n;
+}
+
+static void stepd_gather(loom_stepd_t *s)
+{
+    uint32_t gpus[256];
+    if (s->alloc || s->pid == 0)
+        return;
+    uint32_t ngpus = stepd_alloc_gpus(s, gpus, 256);
+    loom_gather_opts_t o = {.node = s->node,
+                            .node_name = s->node_name,
+                            .ntasks = 1,
+                            .gpus = gpus,
+                            .ngpus = ngpus,
+                            .cgroup_dir = s->cgroup ? loom_cgroup_path(s->cgroup) : NULL,
+                            .owner = stepd_owner,
+                            .arg = s};
+    s->gather = loom_gather_create(s->loop, &o);
+    loom_gather_start(s->gather);
+}
+
 static int stepd_usage(void)
 {
     fprintf(stderr, "Usage: loomstepd [-v] [-L logfile] [--allow-root-jobs] <jobdir>\n");
@@ -417,6 +481,7 @@ int main(int argc, char **argv)
         /* else the child exits 127 and SIGCHLD finishes the job */
     } else {
         loom_stepd_arm_signal(&s);
+        stepd_gather(&s);
     }
     uv_run(&loop, UV_RUN_DEFAULT);
     uv_loop_close(&loop);

@@ -24,13 +24,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define STEP_PAUSE_BYTES (4u * 1024 * 1024)
+#define STEP_REPORT_MS   5000 /* the longest DONE waits for loomd's answer */
 
 static void step_finish(loom_step_t *s);
+static void step_report(loom_step_t *s);
 static void step_arm_warn(loom_step_t *s);
 static void step_confine_gpus(loom_step_t *s);
 
@@ -64,7 +67,7 @@ static void step_written(uv_write_t *req, int status)
         s->paused = false;
         loom_step_tasks_pause(s, false);
     }
-    if (s->done && s->io_queued == 0)
+    if (s->reported && s->io_queued == 0)
         step_finish(s);
 }
 
@@ -178,7 +181,13 @@ static void step_sigchld(uv_signal_t *h, int signum)
     loom_step_t *s = h->data;
     int status;
     pid_t pid;
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+    struct rusage ru;
+    while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0) {
+        int task = -1; /* an orphan (we are its subreaper) */
+        for (uint32_t i = 0; i < s->ntasks; i++)
+            if (s->tasks[i].pid == pid)
+                task = (int)i;
+        loom_gather_reaped(s->gather, task, &ru);
         for (uint32_t i = 0; i < s->ntasks; i++) {
             loom_step_task_t *t = &s->tasks[i];
             if (t->pid != pid || t->exited)
@@ -208,11 +217,7 @@ void loom_step_task_check(loom_step_t *s, loom_step_task_t *t)
     }
     if (!s->done) {
         s->done = true;
-        json_t *m = json_object();
-        loom_step_send_json(s, LOOM_STEPIO_DONE, LOOM_STEPIO_ALL, m);
-        json_decref(m);
-        if (s->io_queued == 0 || s->io_lost)
-            step_finish(s);
+        step_report(s); /* DONE goes to srun once loomd has the report */
     }
 }
 
@@ -265,7 +270,8 @@ static void step_srun_lost(loom_step_t *s)
         s->io_open = false;
     }
     if (s->done) {
-        step_finish(s);
+        if (s->reported)
+            step_finish(s);
         return;
     }
     loom_info("step %u.%u: srun went away; killing the tasks", s->job_id, s->step_id);
@@ -332,7 +338,7 @@ static void step_connected(uv_connect_t *req, int status)
         loom_error("step %u.%u: cannot reach srun: %s", s->job_id, s->step_id, uv_strerror(status));
         s->io_lost = true;
         s->done = true;
-        step_finish(s);
+        step_report(s);
         return;
     }
     s->io_up = true;
@@ -346,6 +352,7 @@ static void step_connected(uv_connect_t *req, int status)
         loom_step_send_json(s, LOOM_STEPIO_NOTE, LOOM_STEPIO_ALL, m);
         json_decref(m);
     }
+    loom_step_tasks_gather(s);
     step_arm_warn(s);
     /* Tasks that could not start count as exited: there may be nothing left. */
     if (s->running == 0) {
@@ -505,6 +512,10 @@ static void step_cleanup(loom_step_t *s)
     for (size_t i = 0; i < LOOM_STEP_MAX_CLIENTS; i++)
         loom_conn_close(s->clients[i]);
     loom_step_tasks_close(s);
+    loom_gather_destroy(s->gather);
+    s->gather = NULL;
+    json_decref(s->usage);
+    s->usage = NULL;
     uv_walk(s->loop, step_close_walk, NULL);
 }
 
@@ -523,15 +534,47 @@ static int step_status(const loom_step_t *s)
     return status;
 }
 
-static void step_report_replied(void *arg, json_t *reply)
+/* Everything is reported to srun (or nobody listens) and loomd has the
+ * end: go. */
+static void step_finish(loom_step_t *s)
 {
-    loom_step_t *s = arg;
+    if (s->finished)
+        return;
+    s->finished = true;
+    step_cleanup(s);
+}
+
+/* loomd has the end (or did not answer in time): tell srun, then go once
+ * the output is flushed. */
+static void step_reported(loom_step_t *s)
+{
+    if (s->reported)
+        return;
+    s->reported = true;
+    if (s->report_timer.data)
+        uv_timer_stop(&s->report_timer);
     if (s->loomd) {
         loom_conn_t *c = s->loomd;
         s->loomd = NULL;
         loom_conn_close(c);
     }
-    step_cleanup(s);
+    json_t *m = json_object();
+    loom_step_send_json(s, LOOM_STEPIO_DONE, LOOM_STEPIO_ALL, m);
+    json_decref(m);
+    if (s->io_queued == 0 || s->io_lost)
+        step_finish(s);
+}
+
+static void step_report_replied(void *arg, json_t *reply)
+{
+    step_reported(arg);
+}
+
+static void step_report_due(uv_timer_t *t)
+{
+    loom_step_t *s = t->data;
+    loom_verbose("step %u.%u: loomd did not answer the end report in time", s->job_id, s->step_id);
+    step_reported(s);
 }
 
 static void step_report_closed(loom_conn_t *c, int status, void *arg)
@@ -544,31 +587,36 @@ static void step_report_closed(loom_conn_t *c, int status, void *arg)
 static void step_report_connected(void *arg, loom_conn_t *c, int status)
 {
     loom_step_t *s = arg;
-    if (status < 0) {
-        step_report_replied(s, NULL);
+    if (status < 0 || s->reported) {
+        if (c)
+            loom_conn_close(c);
+        step_reported(s);
         return;
     }
     s->loomd = c;
     json_t *req = json_pack("{s:i, s:s, s:i, s:I, s:I, s:i}", "v", LOOM_PROTO_VERSION, "type",
                             "stepd.step_done", "id", 0, "job_id", (json_int_t)s->job_id, "step_id",
                             (json_int_t)s->step_id, "exit_code", step_status(s));
+    if (s->usage)
+        json_object_set(req, "usage", s->usage);
     if (loom_conn_request(c, req, step_report_replied, s) < 0)
-        step_report_replied(s, NULL);
+        step_reported(s);
     json_decref(req);
 }
 
-/* Everything is reported to srun (or nobody listens): tell loomd, which tells
- * the controller (the step ends there even when srun is gone), then go. */
-static void step_finish(loom_step_t *s)
+/* Every task has ended: the end and the node's usage to loomd, which tells
+ * the controller (the step ends there even when srun is gone) before it
+ * answers, so srun's step.complete never overtakes the usage. */
+static void step_report(loom_step_t *s)
 {
-    if (s->finished)
-        return;
-    s->finished = true;
+    if (s->gather && !s->usage)
+        s->usage = loom_gather_summary(s->gather, true);
     const char *sock = step_jstr(s->node, "loomd_sock");
     loom_conn_opts_t o = {.on_close = step_report_closed, .arg = s};
-    /* loomd answers at once (or the connection fails at once): no timer. */
+    if (s->report_timer.data) /* not before step_handles (a spec that failed to load) */
+        uv_timer_start(&s->report_timer, step_report_due, STEP_REPORT_MS, 0);
     if (!sock || loom_conn_pipe_connect(s->loop, sock, &o, step_report_connected, s) < 0)
-        step_cleanup(s);
+        step_reported(s);
 }
 
 /* ------------------------------------------------------------------ setup */
@@ -668,6 +716,8 @@ static void step_handles(loom_step_t *s)
     uv_signal_start(&s->sigchld, step_sigchld, SIGCHLD);
     uv_timer_init(s->loop, &s->kill_timer);
     uv_timer_init(s->loop, &s->linger_timer);
+    uv_timer_init(s->loop, &s->report_timer);
+    s->report_timer.data = s;
     uv_timer_init(s->loop, &s->warn_timer);
     s->warn_timer.data = s;
     s->kill_timer.data = s->linger_timer.data = s;
@@ -694,7 +744,7 @@ int loom_step_main(uv_loop_t *loop, const char *dir, json_t *spec, bool allow_ro
     if (rc < 0) {
         loom_error("step %u.%u: %s", s.job_id, s.step_id, err.msg);
         s.done = true;
-        step_finish(&s);
+        step_report(&s);
     }
     uv_run(loop, UV_RUN_DEFAULT);
     loom_pmi2_destroy(s.pmi);

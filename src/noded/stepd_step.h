@@ -18,12 +18,15 @@
  *     the tasks, signals and KILL from srun or loomd (stepd.signal on
  *     stepd.sock, from job.kill / step.signal), window sizes to the pty;
  *  4. when a task has exited and its output is drained, send EXIT; when all
- *     have, kill what is left of the step, send DONE, remove the dir, exit.
+ *     have, kill what is left of the step, report the end and the node's
+ *     usage to loomd (stepd.step_done, answered once the controller has it,
+ *     or after STEP_REPORT_MS), then send DONE, remove the dir, exit.
  * If srun goes away before that, the tasks are killed (SIGKILL) and the
  * supervisor exits.
  *
  * Files: stepd_step.c (this life cycle and the srun link), stepd_task.c
- * (starting tasks, binding, usage), stepd_pmi2.c (the PMI-2 server).
+ * (starting tasks, binding, usage), stepd_pmi2.c (the PMI-2 server),
+ * stepd_usage.c (usage gathering).
  */
 #ifndef LOOM_NODED_STEPD_STEP_H
 #define LOOM_NODED_STEPD_STEP_H
@@ -33,6 +36,7 @@
 #include "common/sbuf.h"
 #include "common/strv.h"
 #include "noded/conn.h"
+#include "noded/stepd_usage.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -95,7 +99,11 @@ struct loom_step {
     loom_devcg_t *devcg;     /* the step's devices cgroup (NULL: GPUs not confined) */
     uv_signal_t sigchld;
     loom_conn_t *loomd; /* the end-of-step report to loomd */
-    uv_pipe_t server;   /* stepd.sock */
+    bool reported;      /* loomd answered it (or gave up): DONE may go to srun */
+    uv_timer_t report_timer;
+    loom_gather_t *gather; /* usage of the tasks (stepd_usage.h) */
+    json_t *usage;         /* the final figures, sent in stepd.step_done */
+    uv_pipe_t server;      /* stepd.sock */
     bool server_open;
     loom_conn_t *clients[LOOM_STEP_MAX_CLIENTS];
     loom_pmi2_t *pmi;
@@ -124,8 +132,10 @@ void loom_step_tasks_stdin_eof(loom_step_t *s);
 void loom_step_tasks_pause(loom_step_t *s, bool pause);
 /* Set the pty window size of a --pty step. */
 void loom_step_tasks_winsize(loom_step_t *s, unsigned rows, unsigned cols);
+/* Start gathering the tasks' usage (after they started). */
+void loom_step_tasks_gather(loom_step_t *s);
 /* The usage of the step's processes on this node (stepd.usage reply). */
-json_t *loom_step_tasks_usage(const loom_step_t *s);
+json_t *loom_step_tasks_usage(loom_step_t *s);
 /* Close every task handle (before the loop ends). */
 void loom_step_tasks_close(loom_step_t *s);
 /* Has task t finished (reaped and its output drained)? Sends EXIT once. */

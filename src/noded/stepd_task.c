@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/multiprog.h"
 #include "common/stepio.h"
+#include "common/usage.h"
 #include "common/xalloc.h"
 
 #include <ctype.h>
@@ -768,85 +769,57 @@ int loom_step_tasks_start(loom_step_t *s, loom_err_t *err)
 
 /* ---------------------------------------------------------------- usage */
 
-typedef struct task_proc {
-    pid_t pid, pgrp, sid;
-    uint64_t cpu_ticks, rss_kib, vsize_kib;
-} task_proc_t;
-
-static int task_proc_read(const char *pid, task_proc_t *p)
+/* Which task a process belongs to: a task's own process, else the first
+ * task among its ancestors; a process of the tasks' group or a --pty
+ * task's session whose line is lost (reparented) counts for task 0. */
+static int task_owner(void *arg, const loom_procstat_t *p)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-    FILE *fp = fopen(path, "re");
-    if (!fp)
-        return -1;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
-    fclose(fp);
-    buf[n] = '\0';
-    char *q = strrchr(buf, ')');
-    if (!q)
-        return -1;
-    unsigned long long ut, st, vsize;
-    long long cut, cst, rss;
-    int pg, sd;
-    /* fields 3.. after the name: state ppid pgrp session tty tpgid flags minflt cminflt
-     * majflt cmajflt utime stime cutime cstime priority nice threads itreal starttime
-     * vsize rss */
-    if (sscanf(q + 2,
-               "%*c %*d %d %d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld %*d %*d %*d %*d "
-               "%*u %llu %lld",
-               &pg, &sd, &ut, &st, &cut, &cst, &vsize, &rss) != 8)
-        return -1;
-    p->pid = atoi(pid);
-    p->pgrp = pg;
-    p->sid = sd;
-    p->cpu_ticks =
-        ut + st + (unsigned long long)(cut > 0 ? cut : 0) + (unsigned long long)(cst > 0 ? cst : 0);
-    long page = sysconf(_SC_PAGESIZE);
-    p->rss_kib = (uint64_t)(rss > 0 ? rss : 0) * (uint64_t)(page > 0 ? page : 4096) / 1024;
-    p->vsize_kib = vsize / 1024;
-    return 0;
-}
-
-json_t *loom_step_tasks_usage(const loom_step_t *s)
-{
-    uint64_t rss = 0, vsize = 0, ticks = 0, max_rss = 0, max_vsize = 0;
-    uint32_t max_rss_task = 0, max_vsize_task = 0;
-    DIR *d = opendir("/proc");
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        task_proc_t p;
-        if (!isdigit((unsigned char)e->d_name[0]) || task_proc_read(e->d_name, &p) < 0)
-            continue;
+    const loom_step_t *s = arg;
+    bool ours = (s->pgid > 0 && p->pgrp == s->pgid);
+    for (uint32_t i = 0; i < s->ntasks; i++) {
+        const loom_step_task_t *t = &s->tasks[i];
+        ours = ours || (t->pid > 0 && (p->pid == t->pid || p->sid == t->pid));
+    }
+    if (!ours)
+        return -1; /* only the tasks' group and sessions are walked up */
+    loom_procstat_t q = *p;
+    for (int depth = 0; depth < 64 && q.pid > 1; depth++) {
         for (uint32_t i = 0; i < s->ntasks; i++) {
             const loom_step_task_t *t = &s->tasks[i];
-            bool mine = (s->pgid && p.pgrp == s->pgid && p.pid == t->pid) ||
-                        (t->pty_master >= 0 && p.sid == t->pid) || p.pid == t->pid;
-            if (!mine)
-                continue;
-            rss += p.rss_kib;
-            vsize += p.vsize_kib;
-            ticks += p.cpu_ticks;
-            if (p.rss_kib > max_rss) {
-                max_rss = p.rss_kib;
-                max_rss_task = t->rank;
-            }
-            if (p.vsize_kib > max_vsize) {
-                max_vsize = p.vsize_kib;
-                max_vsize_task = t->rank;
-            }
-            break;
+            if (t->pid > 0 && (q.pid == t->pid || (t->pty_master >= 0 && q.sid == t->pid)))
+                return (int)i;
         }
+        if (q.ppid == getpid() || loom_gather_proc(q.ppid, &q) < 0)
+            break;
     }
-    if (d)
-        closedir(d);
-    long hz = sysconf(_SC_CLK_TCK);
-    uint64_t cpu_us = ticks * 1000000u / (uint64_t)(hz > 0 ? hz : 100);
-    uint32_t n = s->ntasks ? s->ntasks : 1;
-    return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "node", s->node_name,
-                     "ntasks", (json_int_t)s->ntasks, "max_rss", (json_int_t)max_rss,
-                     "max_rss_task", (json_int_t)max_rss_task, "ave_rss", (json_int_t)(rss / n),
-                     "max_vmsize", (json_int_t)max_vsize, "max_vmsize_task",
-                     (json_int_t)max_vsize_task, "ave_vmsize", (json_int_t)(vsize / n), "total_cpu",
-                     (json_int_t)cpu_us, "min_cpu", (json_int_t)(cpu_us / n));
+    return s->ntasks ? 0 : -1;
+}
+
+void loom_step_tasks_gather(loom_step_t *s)
+{
+    uint32_t *ranks = loom_xcalloc(s->ntasks ? s->ntasks : 1, sizeof(uint32_t));
+    uint32_t gpus[TASK_MAX_GPUS];
+    for (uint32_t i = 0; i < s->ntasks; i++)
+        ranks[i] = s->tasks[i].rank;
+    uint32_t ngpus = (uint32_t)task_u32s(json_object_get(s->body, "gpus"), gpus, TASK_MAX_GPUS);
+    loom_gather_opts_t o = {.node = s->node,
+                            .node_name = s->node_name,
+                            .ntasks = s->ntasks,
+                            .ranks = ranks,
+                            .gpus = gpus,
+                            .ngpus = ngpus,
+                            .owner = task_owner,
+                            .arg = s};
+    s->gather = loom_gather_create(s->loop, &o);
+    loom_gather_start(s->gather);
+    free(ranks);
+}
+
+json_t *loom_step_tasks_usage(loom_step_t *s)
+{
+    if (s->usage)
+        return json_incref(s->usage);
+    if (s->gather)
+        return loom_gather_summary(s->gather, false);
+    return loom_usage_node_json(s->node_name, NULL, 0, 0, -1);
 }

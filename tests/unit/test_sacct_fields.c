@@ -79,11 +79,67 @@ static void test_fields(void **state)
     json_decref(step);
 }
 
+/* Usage figures as sacct 22.05 prints them (exact unit conversion). */
+static void test_usage_fields(void **state)
+{
+    json_t *job = json_loads("{\"job_id\":7,\"state\":\"COMPLETED\",\"steps\":["
+                             "{\"step_id\":\"batch\",\"total_cpu\":1500000,\"user_cpu\":1000000,"
+                             "\"system_cpu\":500000},"
+                             "{\"step_id\":0,\"total_cpu\":234000,\"user_cpu\":200000,"
+                             "\"system_cpu\":34000}]}",
+                             0, NULL);
+    json_t *step = json_loads("{\"step_id\":0,\"max_rss\":204800,\"ave_rss\":1234,"
+                              "\"max_vmsize\":0,\"max_rss_task\":3,\"max_disk_read\":2012,"
+                              "\"max_disk_write\":1048576,\"total_cpu\":1234000,"
+                              "\"user_cpu\":1000000,\"system_cpu\":234000}",
+                              0, NULL);
+    static const struct {
+        const char *field;
+        int on_step;
+        const char *want;
+    } cases[] = {
+        {"MaxRSS", 1, "200M"},        {"AveRSS", 1, "1234K"},      {"MaxVMSize", 1, "0"},
+        {"MaxRSSTask", 1, "3"},       {"MaxDiskRead", 1, "2012"},  {"MaxDiskWrite", 1, "1M"},
+        {"TotalCPU", 1, "00:01.234"}, {"UserCPU", 1, "00:01.000"}, {"SystemCPU", 1, "00:00.234"},
+        {"TotalCPU", 0, "00:01.734"}, {"UserCPU", 0, "00:01.200"}, {"SystemCPU", 0, "00:00.534"},
+        {"MaxDiskRead", 0, ""},       {"MaxRSSTask", 0, ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const sacct_field_t *f = sacct_field_find(cases[i].field, strlen(cases[i].field));
+        assert_non_null(f);
+        sacct_row_t r = {.job = job, .step = cases[i].on_step ? step : NULL, .now = 10000};
+        loom_sbuf_t sb = LOOM_SBUF_INIT;
+        f->fmt(&r, &sb);
+        if (strcmp(loom_sbuf_str(&sb), cases[i].want) != 0)
+            fail_msg("%s (step %d): '%s', expected '%s'", cases[i].field, cases[i].on_step,
+                     loom_sbuf_str(&sb), cases[i].want);
+        loom_sbuf_free(&sb);
+    }
+    static const struct {
+        uint64_t bytes;
+        const char *want;
+    } sizes[] = {
+        {0, "0"},           {1023, "1023"},
+        {1024, "1K"},       {1264 * 1024, "1264K"},
+        {3ull << 30, "3G"}, {(3ull << 30) + 4096, "3145732K"},
+        {5ull << 50, "5P"}, {7ull << 60, "7168P"},
+    };
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        loom_sbuf_t sb = LOOM_SBUF_INIT;
+        sacct_size(sizes[i].bytes, &sb);
+        assert_string_equal(loom_sbuf_str(&sb), sizes[i].want);
+        loom_sbuf_free(&sb);
+    }
+    json_decref(job);
+    json_decref(step);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cpu_time),
         cmocka_unit_test(test_fields),
+        cmocka_unit_test(test_usage_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
