@@ -254,6 +254,18 @@ static int up_record_pid(FILE *fp, pid_t pid, const char *exe)
     return fprintf(fp, "%d %s\n", (int)pid, exe) > 0 ? 0 : -EIO;
 }
 
+/* Give loomdbd up to 5 s to listen, so that loomctld finds it at once (it
+ * would retry, with an error in its log). */
+static void up_wait_dbd(const up_opts_t *o)
+{
+    char sock[PATH_MAX + 32];
+    snprintf(sock, sizeof(sock), "%s/state/loomdbd.sock", o->dir);
+    for (int i = 0; i < 100 && access(sock, F_OK) != 0; i++) {
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* Start loomdbd, loomctld and every loomd; each started pid goes to the pids
  * file (loom down stops them in reverse order: loomdbd last). */
 static int up_start_daemons(const up_opts_t *o, FILE *pids, loom_err_t *err)
@@ -267,6 +279,7 @@ static int up_start_daemons(const up_opts_t *o, FILE *pids, loom_err_t *err)
         return pid;
     up_record_pid(pids, pid, exe);
     fflush(pids);
+    up_wait_dbd(o);
     snprintf(exe, sizeof(exe), "%s/loomctld", o->bindir);
     char *ctld_argv[] = {exe, "-D", "-f", conf, NULL};
     pid = up_spawn(o, "loomctld", ctld_argv, err);

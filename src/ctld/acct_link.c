@@ -12,9 +12,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define LINK_TIMEOUT_MS  30000
-#define LINK_BACKOFF_MIN 1000
-#define LINK_BACKOFF_MAX 30000
+#define LINK_TIMEOUT_MS   30000
+#define LINK_BACKOFF_MIN  1000
+#define LINK_BACKOFF_MAX  30000
+#define LINK_LINGER_MS    200  /* after a send, while fewer than ... */
+#define LINK_LINGER_BELOW 1000 /* ... records wait */
 
 struct ctld_acct_link {
     uv_loop_t *loop;
@@ -211,10 +213,15 @@ static void link_after(uv_work_t *w, int status)
         link_maybe_free(l);
         return;
     }
-    if (l->status < 0)
+    if (l->status < 0) {
         link_failed(l);
-    else
+    } else if (l->count > 0 && link_backlog(l) < LINK_LINGER_BELOW) {
+        /* A trickle: let records gather for a moment (fewer, larger transactions). */
+        l->waiting = true;
+        uv_timer_start(&l->timer, link_timer_cb, LINK_LINGER_MS, 0);
+    } else {
         link_start(l);
+    }
 }
 
 static void link_start(ctld_acct_link_t *l)

@@ -35,6 +35,15 @@ typedef struct {
     loom_sbuf_t data;
 } aux_chunk_t;
 
+/* The aux file being written: kept open across rounds and grown by
+ * zero-filled extents like a segment, so that its fdatasync writes data only.
+ * Touched by the worker while a round is in flight, else by the loop. */
+typedef struct {
+    char *path;
+    int fd;
+    uint64_t off, alloc_end;
+} aux_file_t;
+
 /* One round on the thread pool. Workers see only this struct, never the journal. */
 typedef struct {
     uv_work_t work;
@@ -51,6 +60,7 @@ typedef struct {
     bool rotate;      /* start segment snap_seq + 1 after the snapshot */
     aux_chunk_t *aux; /* written after the entries, in the same round */
     size_t naux;
+    aux_file_t *auxf;
     int new_fd; /* out */
     int status; /* out */
 } batch_t;
@@ -79,6 +89,7 @@ struct loom_journal {
     loom_journal_stats_t stats;
     aux_chunk_t *aux; /* pending for the next round */
     size_t naux;
+    aux_file_t auxf;
     loom_journal_hook_f *before;
     loom_journal_done_f *after;
     void *hook_arg;
@@ -232,30 +243,61 @@ static void journal_remove_old(const char *dir, uint64_t before)
     closedir(d);
 }
 
-/* Append a chunk of the second stream to its file and fdatasync it; a file
- * created here gets its directory fsynced too. */
-static int journal_write_aux(const aux_chunk_t *a)
+/* Close the aux file, cutting its zero tail (it ends at its last byte). */
+static void journal_aux_close(aux_file_t *f)
 {
+    if (f->fd >= 0) {
+        if (f->alloc_end > f->off && ftruncate(f->fd, (off_t)f->off) < 0)
+            loom_debug("journal: cannot trim %s: %s", f->path, strerror(errno));
+        close(f->fd);
+    }
+    free(f->path);
+    f->path = NULL;
+    f->fd = -1;
+    f->off = f->alloc_end = 0;
+}
+
+/* Open path as the aux file; a file created here gets its directory fsynced. */
+static int journal_aux_open(aux_file_t *f, const char *path)
+{
+    journal_aux_close(f);
     bool created = true;
-    int fd = open(a->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0 && errno == EEXIST) {
         created = false;
-        fd = open(a->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        fd = open(path, O_WRONLY | O_CLOEXEC);
     }
-    if (fd < 0)
-        return -errno;
-    int rc = journal_write_all(fd, a->data.buf, a->data.len);
-    if (rc == 0 && fdatasync(fd) < 0)
-        rc = -errno;
-    close(fd);
-    if (rc == 0 && created) {
-        char *dir = loom_xstrdup(a->path);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-        rc = journal_fsync_dir(slash ? dir : ".");
-        free(dir);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        int rc = -errno;
+        if (fd >= 0)
+            close(fd);
+        return rc;
     }
+    f->fd = fd;
+    f->path = loom_xstrdup(path);
+    f->off = f->alloc_end = (uint64_t)st.st_size;
+    if (!created)
+        return 0;
+    char *dir = loom_xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    int rc = journal_fsync_dir(slash ? dir : ".");
+    free(dir);
+    return rc;
+}
+
+/* Write a chunk of the second stream at the end of its file, durably. */
+static int journal_write_aux(aux_file_t *f, const aux_chunk_t *a)
+{
+    int rc = 0;
+    if (!f->path || strcmp(f->path, a->path) != 0)
+        rc = journal_aux_open(f, a->path);
+    if (rc == 0)
+        rc = journal_write_entries(f->fd, &a->data, f->off, &f->alloc_end);
+    if (rc == 0)
+        f->off += a->data.len;
     return rc;
 }
 
@@ -295,7 +337,7 @@ static void journal_work(uv_work_t *w)
     if (b->data.len)
         b->status = journal_write_entries(b->fd, &b->data, b->off, &b->alloc_end);
     for (size_t i = 0; i < b->naux && b->status == 0; i++)
-        b->status = journal_write_aux(&b->aux[i]);
+        b->status = journal_write_aux(b->auxf, &b->aux[i]);
     if (b->status == 0 && b->snap_text) {
         b->status = journal_write_snapshot(b->dir, b->snap_text, b->snap_len);
         if (b->status == 0 && b->rotate)
@@ -369,6 +411,7 @@ static void journal_start_batch(loom_journal_t *j)
     batch_t *b = loom_xcalloc(1, sizeof(*b));
     b->aux = j->aux;
     b->naux = j->naux;
+    b->auxf = &j->auxf;
     j->aux = NULL;
     j->naux = 0;
     b->j = j;
@@ -443,6 +486,7 @@ int loom_journal_open(uv_loop_t *loop, const char *dir, uint64_t next_seq, loom_
     j->seg_start = next_seq;
     j->next_seq = next_seq;
     j->stats.durable_seq = next_seq - 1;
+    j->auxf.fd = -1;
     j->stats.last_seq = next_seq - 1;
     uv_idle_init(loop, &j->idle);
     j->idle.data = j;
@@ -595,12 +639,13 @@ void loom_journal_close(loom_journal_t *j)
         }
     }
     for (size_t i = 0; i < j->naux && !j->failed; i++)
-        j->failed = journal_write_aux(&j->aux[i]);
+        j->failed = journal_write_aux(&j->auxf, &j->aux[i]);
     if (j->after)
         j->after(j->hook_arg, j->failed);
     journal_aux_free(j->aux, j->naux);
     j->aux = NULL;
     j->naux = 0;
+    journal_aux_close(&j->auxf);
     /* A segment closed cleanly ends at its last entry (no zero tail). */
     if (!j->failed && j->fd >= 0 && j->alloc_end > j->off && ftruncate(j->fd, (off_t)j->off) < 0)
         loom_debug("journal: cannot trim the segment's zero tail: %s", strerror(errno));

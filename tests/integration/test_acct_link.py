@@ -8,6 +8,7 @@ then loomdbd is killed too) and loomctld is killed with SIGKILL; once both
 are back, sacct must list each of the 500 jobs exactly once, COMPLETED."""
 import os
 import signal
+import sqlite3
 import subprocess
 import time
 
@@ -99,7 +100,7 @@ def wait_sacct(c, pred, what, timeout=60):
 
 
 def test_jobs_and_steps_reach_sacct(acct_cluster):
-    c, _ = acct_cluster
+    c, a = acct_cluster
     ok = c.run("sbatch", "--parsable", "--wrap", "true", check=True).stdout.strip()
     bad = c.run("sbatch", "--parsable", "--wrap", "exit 3", check=True).stdout.strip()
     steps = c.run("sbatch", "--parsable", "--wrap", "srun true; srun false; exit 0",
@@ -125,6 +126,11 @@ def test_jobs_and_steps_reach_sacct(acct_cluster):
                        ("AccountingStorageHost", "localhost"),
                        ("AccountingStoragePort", str(c.acct_port))):
         assert "%-23s = %s\n" % (key, value) in conf, key
+    if a.backend == "sqlite":  # the capacity record (sreport's denominator)
+        db = sqlite3.connect(str(c.state / "loom_acct.db"))
+        rows = db.execute("SELECT tres FROM cluster_tres").fetchall()
+        db.close()
+        assert ("cpu=16,mem=8000M,node=2,billing=16",) in rows, rows
     spool = c.state / "acct"
     assert spool.is_dir()
     c.wait_for(lambda: (spool / "acked").exists(), "the acked mark")

@@ -233,12 +233,45 @@ static void test_torn_tail_skipped(void **state)
     json_decref(arr);
 }
 
+/* kill -9 leaves the segment's zero-filled tail (journal.h: preallocated extents). */
+static void test_zero_tail_after_crash(void **state)
+{
+    fixture_t *f = *state;
+    add_jobs(f, 1, 3);
+    run_rounds(f);
+    close_all(f);
+    char path[256];
+    snprintf(path, sizeof(path), "%s/acct/spool.%020d", f->dir, 1);
+    FILE *fp = fopen(path, "a");
+    assert_non_null(fp);
+    static const char zeros[8192];
+    fwrite(zeros, 1, sizeof(zeros), fp);
+    fclose(fp);
+    open_all(f);
+    assert_int_equal(ctld_acct_spool_last(f->sp), 3);
+    add_jobs(f, 10, 2);
+    run_rounds(f);
+    json_t *arr;
+    ctld_acct_pos_t pos;
+    uint64_t last = 0;
+    assert_int_equal(read_due(f, &arr, &pos, &last), 5);
+    assert_int_equal(last, 5);
+    json_decref(arr);
+    ctld_acct_spool_acked(f->sp, last, &pos);
+    add_jobs(f, 20, 1); /* read on in the segment being written, past its zero tail */
+    run_rounds(f);
+    assert_int_equal(read_due(f, &arr, &pos, &last), 1);
+    assert_int_equal(last, 6);
+    json_decref(arr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_durable_then_read, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batches_segments_restart, setup, teardown),
         cmocka_unit_test_setup_teardown(test_torn_tail_skipped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_zero_tail_after_crash, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
