@@ -1,6 +1,6 @@
 /*
- * sreport.c - sreport: usage reports from loomdbd (CLI_SPEC §8; Slurm
- * 22.05's sreport): `cluster Utilization`, `cluster
+ * sreport.c - sreport: usage reports from loomdbd (issue 7; Slurm 22.05's
+ * sreport, no CLI_SPEC section): `cluster Utilization`, `cluster
  * AccountUtilizationByUser`, `cluster UserUtilizationByAccount` and `user
  * TopUsage`, with Slurm's options (-a -M -n -p -P -Q -t -T -v -V) and
  * conditions (start= end= clusters= users= accounts= format= TopCount=

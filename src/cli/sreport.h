@@ -1,6 +1,7 @@
 /*
- * sreport.h - what sreport's files share (CLI_SPEC §8; Slurm 22.05's
- * sreport): the command state, a report's conditions, and its rows.
+ * sreport.h - what sreport's files share (issue 7; CLI_SPEC has no sreport
+ * section: the spec is Slurm 22.05's man sreport and its outputs): the
+ * command state, a report's conditions, and its rows.
  *
  * sreport.c parses the options, the command words and the conditions
  * (start=, end=, cluster=, users=, accounts=, format=, TopCount=, group,

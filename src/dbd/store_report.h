@@ -1,7 +1,7 @@
 /*
  * store_report.h - what sreport reads from loomdbd's store: the cluster's
  * capacity records and the usage of jobs over a time window
- * (docs/proto/messages.md §6.1, §6.3; CLI_SPEC §8; Slurm's sreport).
+ * (docs/proto/messages.md §6.1, §6.3; Slurm 22.05's sreport).
  *
  * Capacity records (table cluster_tres, schema migration 3): the cluster's
  * configured TRES and the part of them on DOWN/DRAINED nodes, each holding
