@@ -180,12 +180,28 @@ static void sr_proper(const char *user, char *buf, size_t len)
         *comma = '\0';
 }
 
+/* The TRES of a user's lines: those asked for with -T (a user who used
+ * none of one still gets its line, with 0, as 22.05 prints it), cpu by
+ * default, or with ALL every one the user used. */
+static size_t sr_user_tres(const sr_t *s, const json_t *used, const char **out, size_t max)
+{
+    if (s->tres_all)
+        return sr_tres_names(s, used, out, max);
+    size_t n = 0;
+    if (!s->tres.n && max)
+        out[n++] = "cpu";
+    for (size_t i = 0; i < s->tres.n && n < max; i++)
+        out[n++] = s->tres.v[i];
+    qsort(out, n, sizeof(*out), sr_tres_cmp);
+    return n;
+}
+
 /* Lines of one usage entry ({cluster, user, account, tres}): one per wanted TRES. */
 static void sr_user_rows(sr_t *s, sr_rows_t *rows, const json_t *e, const json_t *totals,
                          const char *account, int indent)
 {
     const char *names[64];
-    size_t n = sr_tres_names(s, json_object_get(e, "tres"), names, 64);
+    size_t n = sr_user_tres(s, json_object_get(e, "tres"), names, 64);
     const char *user = loom_js_or(e, "user", "");
     char proper[256] = "";
     if (*user)
