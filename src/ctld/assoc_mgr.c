@@ -292,7 +292,7 @@ static void assoc_link(ctld_assoc_tree_t *t)
         if (a->max_submit_jobs >= 0 || a->grp_submit_jobs >= 0)
             t->submit_limits = true;
         if (a->grp_jobs >= 0 || a->max_jobs >= 0 || a->max_wall >= 0 || a->grp_tres.n ||
-            a->max_tres.n)
+            a->max_tres.n || a->max_tres_per_node.n)
             t->run_limits = true;
     }
 }
@@ -344,7 +344,8 @@ static void assoc_build_rest(ctld_assoc_tree_t *t, const json_t *users, const js
         if (q->max_submit_pu >= 0 || q->grp_submit_jobs >= 0 || q->max_submit_pa >= 0)
             t->submit_limits = true;
         if (q->grp_jobs >= 0 || q->max_jobs_pu >= 0 || q->max_jobs_pa >= 0 || q->max_wall >= 0 ||
-            q->grp_tres.n || q->max_tres.n || q->max_tres_pu.n || q->max_tres_pa.n)
+            q->grp_tres.n || q->max_tres.n || q->max_tres_pu.n || q->max_tres_pa.n ||
+            q->max_tres_per_node.n)
             t->run_limits = true;
     }
 }

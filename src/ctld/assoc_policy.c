@@ -16,30 +16,76 @@
 
 /* ---- the pure check ---------------------------------------------------------------- */
 
-/* Slurm's reason names by TRES kind and limit scope. */
-enum { POL_GRP, POL_PER_JOB, POL_PER_USER, POL_PER_ACCT };
+/* Slurm's reason names by limit scope and TRES kind (as 22.05's
+ * job_reason_string spells them; NULL: that scope has no such limit). */
+enum { POL_GRP, POL_PER_JOB, POL_PER_NODE, POL_PER_USER, POL_PER_ACCT, POL_NSCOPES };
+enum { POL_NKINDS = 9 }; /* cpu mem node billing energy gres license bb other */
+
+static const char *const policy_qos_names[POL_NSCOPES][POL_NKINDS] = {
+    {"QOSGrpCpuLimit", "QOSGrpMemLimit", "QOSGrpNodeLimit", "QOSGrpBilling", "QOSGrpEnergy",
+     "QOSGrpGRES", "QOSGrpLicense", "QOSGrpBB", "QOSGrpUnknown"},
+    {"QOSMaxCpuPerJobLimit", "QOSMaxMemoryPerJob", "QOSMaxNodePerJobLimit", "QOSMaxBillingPerJob",
+     "QOSMaxEnergyPerJob", "QOSMaxGRESPerJob", "QOSMaxLicensePerJob", "QOSMaxBBPerJob",
+     "QOSMaxUnknownPerJob"},
+    {"QOSMaxCpuPerNode", "QOSMaxMemoryPerNode", "QOSMaxUnknownPerNode", "QOSMaxBillingPerNode",
+     "QOSMaxEnergyPerNode", "QOSMaxGRESPerNode", "QOSMaxUnknownPerNode", "QOSMaxBBPerNode",
+     "QOSMaxUnknownPerNode"},
+    {"QOSMaxCpuPerUserLimit", "QOSMaxMemoryPerUser", "QOSMaxNodePerUserLimit",
+     "QOSMaxBillingPerUser", "QOSMaxEnergyPerUser", "QOSMaxGRESPerUser", "QOSMaxLicensePerUser",
+     "QOSMaxBBPerUser", "QOSMaxUnknownPerUser"},
+    {"MaxCpuPerAccount", "MaxMemoryPerAccount", "MaxNodePerAccount", "MaxBillingPerAccount",
+     "MaxEnergyPerAccount", "MaxGRESPerAccount", "MaxLicensePerAccount", "MaxBBPerAccount",
+     "MaxUnknownPerAccount"},
+};
+
+static const char *const policy_assoc_names[3][POL_NKINDS] = {
+    {"AssocGrpCpuLimit", "AssocGrpMemLimit", "AssocGrpNodeLimit", "AssocGrpBilling",
+     "AssocGrpEnergy", "AssocGrpGRES", "AssocGrpLicense", "AssocGrpBB", "AssocGrpUnknown"},
+    {"AssocMaxCpuPerJobLimit", "AssocMaxMemPerJob", "AssocMaxNodePerJobLimit",
+     "AssocMaxBillingPerJob", "AssocMaxEnergyPerJob", "AssocMaxGRESPerJob", "AssocMaxLicensePerJob",
+     "AssocMaxBBPerJob", "AssocMaxUnknownPerJob"},
+    {"AssocMaxCpuPerNode", "AssocMaxMemPerNode", "AssocMaxUnknownPerNode", "AssocMaxBillingPerNode",
+     "AssocMaxEnergyPerNode", "AssocMaxGRESPerNode", "AssocMaxUnknownPerNode", "AssocMaxBBPerNode",
+     "AssocMaxUnknownPerNode"},
+};
+
+static int policy_tres_kind(const char *tres)
+{
+    static const char *const exact[] = {"cpu", "mem", "node", "billing", "energy"};
+    static const char *const prefix[] = {"gres/", "license/", "bb/"};
+    for (int k = 0; k < 5; k++)
+        if (strcmp(tres, exact[k]) == 0)
+            return k;
+    for (int k = 0; k < 3; k++)
+        if (strncmp(tres, prefix[k], strlen(prefix[k])) == 0)
+            return 5 + k;
+    return 8;
+}
 
 static const char *policy_tres_reason(bool qos, int scope, const char *tres)
 {
-    static const char *const qos_names[4][4] = {
-        /* cpu, mem, node, other */
-        {"QOSGrpCpuLimit", "QOSGrpMemLimit", "QOSGrpNodeLimit", "QOSGrpGRES"},
-        {"QOSMaxCpuPerJobLimit", "QOSMaxMemoryPerJob", "QOSMaxNodePerJobLimit", "QOSMaxGRESPerJob"},
-        {"QOSMaxCpuPerUserLimit", "QOSMaxMemoryPerUser", "QOSMaxNodePerUserLimit",
-         "QOSMaxGRESPerUser"},
-        {"QOSMaxCpuPerAccountLimit", "QOSMaxMemoryPerAccount", "QOSMaxNodePerAccountLimit",
-         "QOSMaxGRESPerAccount"},
-    };
-    static const char *const assoc_names[2][4] = {
-        {"AssocGrpCpuLimit", "AssocGrpMemLimit", "AssocGrpNodeLimit", "AssocGrpGRES"},
-        {"AssocMaxCpuPerJobLimit", "AssocMaxMemPerJob", "AssocMaxNodePerJobLimit",
-         "AssocMaxGRESPerJob"},
-    };
-    int k = strcmp(tres, "cpu") == 0    ? 0
-            : strcmp(tres, "mem") == 0  ? 1
-            : strcmp(tres, "node") == 0 ? 2
-                                        : 3;
-    return qos ? qos_names[scope][k] : assoc_names[scope == POL_GRP ? 0 : 1][k];
+    int k = policy_tres_kind(tres);
+    if (qos)
+        return policy_qos_names[scope][k];
+    return policy_assoc_names[scope == POL_GRP ? 0 : scope == POL_PER_JOB ? 1 : 2][k];
+}
+
+/* The first per-node TRES of lim the job asks more of on some node (its
+ * count over its nodes, rounded up); skip those set in over. */
+static const char *policy_per_node_over(const ctld_tres_t *lim, const ctld_tres_t *job,
+                                        const ctld_tres_t *over)
+{
+    int64_t nodes = ctld_tres_get(job, "node");
+    nodes = nodes > 0 ? nodes : 1;
+    for (size_t i = 0; i < lim->n; i++) {
+        const char *name = lim->it[i].name;
+        int64_t want = ctld_tres_get(job, name);
+        if (strcmp(name, "node") == 0 || want <= 0 || (over && ctld_tres_get(over, name) >= 0))
+            continue;
+        if ((want + nodes - 1) / nodes > lim->it[i].v)
+            return name;
+    }
+    return NULL;
 }
 
 /* The first TRES of lim that used + job would exceed; skip those set in
@@ -90,6 +136,11 @@ static const char *policy_never(const ctld_policy_in_t *in)
         return policy_tres_reason(true, POL_PER_JOB, t);
     if (a && (t = policy_tres_over(&a->max_tres, NULL, in->job, q ? &q->max_tres : NULL)))
         return policy_tres_reason(false, POL_PER_JOB, t);
+    if (q && (t = policy_per_node_over(&q->max_tres_per_node, in->job, NULL)))
+        return policy_tres_reason(true, POL_PER_NODE, t);
+    if (a && (t = policy_per_node_over(&a->max_tres_per_node, in->job,
+                                       q ? &q->max_tres_per_node : NULL)))
+        return policy_tres_reason(false, POL_PER_NODE, t);
     return NULL;
 }
 
@@ -101,7 +152,7 @@ static const char *policy_qos_now(const ctld_policy_in_t *in)
     if (q->max_jobs_pu >= 0 && policy_jobs(in->qos_user_use) + 1 > q->max_jobs_pu)
         return "QOSMaxJobsPerUserLimit";
     if (q->max_jobs_pa >= 0 && policy_jobs(in->qos_acct_use) + 1 > q->max_jobs_pa)
-        return "QOSMaxJobsPerAccountLimit";
+        return "MaxJobsPerAccount";
     const char *t;
     if ((t = policy_tres_over(&q->grp_tres, policy_tres(in->qos_use), in->job, NULL)))
         return policy_tres_reason(true, POL_GRP, t);
@@ -192,6 +243,7 @@ typedef struct policy_usage {
     ctld_policy_use_t **assoc; /* by assoc idx, allocated on first use */
     ctld_policy_use_t **qos;   /* by QOS idx */
     json_t *map;               /* "u|a\037qos\037name" -> index in extra */
+    unsigned enforce;          /* AccountingStorageEnforce (the pass filter) */
     ctld_vec_t extra;
 } policy_usage_t;
 
@@ -296,10 +348,12 @@ static void policy_in_for(policy_usage_t *u, const ctld_job_t *job, const ctld_a
 
 /* ---- the pass filter ---------------------------------------------------------------------- */
 
-static bool policy_limits_on(const ctld_t *c)
+/* Is there anything for the filter to hold jobs back for? */
+static bool policy_filter_on(const ctld_t *c)
 {
     const ctld_assoc_tree_t *t = ctld_assoc_tree(c);
-    return (c->conf->accounting_storage_enforce & LOOM_ENFORCE_LIMITS) && t && t->run_limits;
+    unsigned enf = c->conf->accounting_storage_enforce;
+    return t && ((enf & LOOM_ENFORCE_ASSOCS) || ((enf & LOOM_ENFORCE_LIMITS) && t->run_limits));
 }
 
 /* Admit (true) or hold back one offer of a job, counting it when admitted. */
@@ -312,7 +366,12 @@ static bool policy_admit(policy_usage_t *u, ctld_job_t *job, bool set_reason)
     ctld_policy_in_t in;
     policy_in_for(u, job, a, q, &tres, &in);
     bool never;
-    const char *why = ctld_policy_check(&in, &never);
+    /* Its association or QOS was removed since it was submitted: it waits,
+     * as on Slurm, until they exist again (or it is updated). */
+    const char *why = !a                                      ? "InvalidAccount"
+                      : (u->enforce & LOOM_ENFORCE_QOS) && !q ? "InvalidQOS"
+                      : (u->enforce & LOOM_ENFORCE_LIMITS)    ? ctld_policy_check(&in, &never)
+                                                              : NULL;
     if (why) {
         if (set_reason)
             ctld_job_set_reason(job, why);
@@ -324,11 +383,15 @@ static bool policy_admit(policy_usage_t *u, ctld_job_t *job, bool set_reason)
 
 size_t ctld_policy_filter(ctld_t *c, loom_sched_job_t *v, size_t n, size_t nslots, bool set_reason)
 {
-    if (!n || !policy_limits_on(c))
+    if (!n || !policy_filter_on(c))
         return n;
     policy_usage_t u;
     policy_usage_init(&u, ctld_assoc_tree(c));
-    policy_usage_running(&u, c);
+    u.enforce = c->conf->accounting_storage_enforce;
+    if (!u.t->run_limits)
+        u.enforce &= ~(unsigned)LOOM_ENFORCE_LIMITS; /* nothing to count */
+    else if (u.enforce & LOOM_ENFORCE_LIMITS)
+        policy_usage_running(&u, c);
     char *dec = loom_xcalloc(nslots + 1, 1); /* 0 undecided, 1 admitted, 2 held */
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
@@ -395,7 +458,7 @@ static const char *policy_submit_over(policy_usage_t *u, const ctld_job_t *job,
             return "QOSMaxSubmitJobPerUserLimit";
         e = policy_keyed(u, 'a', q, job->account, false);
         if (q->max_submit_pa >= 0 && policy_jobs(e) + 1 > q->max_submit_pa)
-            return "QOSMaxSubmitJobPerAccountLimit";
+            return "MaxSubmitJobsPerAccount";
     }
     if (a->max_submit_jobs >= 0 && (!q || q->max_submit_pu < 0) &&
         policy_jobs(u->assoc[a->idx]) + 1 > a->max_submit_jobs)

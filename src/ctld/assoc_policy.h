@@ -17,13 +17,15 @@
  *
  * While pending (ctld_policy_filter, over a pass's sorted entries): a job
  * that would go over a limit keeps pending with Slurm's reason name
- * (QOSGrpJobsLimit, QOSMaxJobsPerUserLimit, AssocMaxJobsLimit,
+ * (QOSGrpJobsLimit, QOSMaxJobsPerUserLimit, MaxJobsPerAccount, AssocMaxJobsLimit,
  * AssocGrpJobsLimit, AssocGrpCpuLimit, AssocGrpGRES, ...). Usage counts the
  * running jobs: Grp* over the association's whole subtree, the QOS's
  * MaxTRESPerUser / MaxJobsPerUser over the user's jobs in that QOS; jobs
  * admitted earlier in the same pass count too, so one pass cannot overshoot.
  * Limits come from the job's QOS first, then the user's association, then
- * its parents (Grp limits at every level).
+ * its parents (Grp limits at every level). Per-job limits: MaxWall, MaxTRES,
+ * MaxTRESPerNode. Not enforced yet: the TRES-minutes limits (GrpTRESMins,
+ * MaxTRESMins, GrpTRESRunMins: what "safe" guards) and GrpWall.
  *
  * Pure part (unit tested): ctld_policy_check over a ctld_policy_in_t.
  *

@@ -275,3 +275,19 @@ def test_update_account_qos(acct):
     p = a.c.run("scontrol", "update", "jobid=" + j, "Account=chem")
     assert p.returncode == 0, p.stderr
     assert a.c.job(int(j))["account"] == "chem"
+
+
+def test_removed_qos_holds_job(acct):
+    """A pending job whose QOS goes away waits with InvalidQOS."""
+    a = acct()
+    a.mgr("add", "account", "phys")
+    a.mgr("add", "qos", "fast")
+    a.add_user("phys", "qos=normal,fast")
+    a.c.start()
+    gen = a.wait_loaded()
+    j = int(a.sbatch("--qos=fast", "--hold", "--wrap=true").stdout)
+    a.mgr("delete", "qos", "fast")
+    a.wait_loaded(gen)
+    a.c.run("scontrol", "release", str(j), check=True)
+    a.c.wait_for(lambda: a.reason(j) == "InvalidQOS", "InvalidQOS")
+    assert a.c.job(j)["state"][0] == "PENDING"

@@ -21,13 +21,16 @@ static const char *tree_json =
     "{\"account\":\"phys\",\"user_name\":\"\",\"partition\":\"\",\"id\":2,"
     "\"parent_account\":\"root\",\"grp_tres\":\"cpu=8,gres/gpu=2,mem=4G\",\"grp_jobs\":4},"
     "{\"account\":\"phys\",\"user_name\":\"alice\",\"partition\":\"\",\"id\":3,"
-    "\"max_jobs\":2,\"max_wall\":60,\"max_tres\":\"cpu=4,node=1\"}"
+    "\"max_jobs\":2,\"max_wall\":60,\"max_tres\":\"cpu=4,node=1\","
+    "\"max_tres_per_node\":\"gres/gpu=2\"}"
     "],\"users\":[],\"qos\":["
     "{\"name\":\"normal\",\"id\":1},"
     "{\"name\":\"q\",\"id\":2,\"max_jobs_pu\":3,\"max_wall\":120,\"max_tres_pu\":\"cpu=6\","
     "\"grp_jobs\":10,\"grp_tres\":\"gres/"
     "gpu=1\",\"max_tres\":\"mem=1G\",\"max_tres_pa\":\"node=2\","
-    "\"max_jobs_pa\":5}"
+    "\"max_jobs_pa\":5,\"max_tres_per_node\":\"cpu=3\"},"
+    "{\"name\":\"b\",\"id\":3,\"grp_tres\":\"billing=10,license/matlab=1,fs/disk=5\"},"
+    "{\"name\":\"pa\",\"id\":4,\"max_jobs_pa\":2,\"max_tres_pa\":\"node=2\"}"
     "]}";
 
 typedef struct {
@@ -72,6 +75,20 @@ static const policy_case_t cases[] = {
     {"qos cpu per user", "q", "cpu=2", 10, 1, "cpu=3", 1, "cpu=5", 1, "cpu=5",
      "QOSMaxCpuPerUserLimit", false},
     {"qos grp gres", "q", "cpu=1,gres/gpu=1", 10, 0, "", 0, "", 0, "", NULL, false},
+    {"qos jobs per account", "pa", "cpu=1", 10, 0, "", 0, "", 5, "cpu=5", "MaxJobsPerAccount",
+     false},
+    {"qos node per account", "pa", "cpu=1,node=1", 10, 0, "", 0, "", 1, "node=2",
+     "MaxNodePerAccount", false},
+    {"qos cpu per node", "q", "cpu=4,node=1", 10, 0, "", 0, "", 0, "", "QOSMaxCpuPerNode", true},
+    {"qos cpu per node spread", "q", "cpu=4,node=2", 10, 0, "", 0, "", 0, "",
+     "AssocMaxNodePerJobLimit", true},
+    {"assoc gpu per node", NULL, "cpu=1,node=1,gres/gpu=3", 10, 0, "", 0, "", 0, "",
+     "AssocMaxGRESPerNode", true},
+    {"qos billing", "b", "cpu=1,billing=4", 10, 0, "", 0, "", 1, "billing=7", "QOSGrpBilling",
+     false},
+    {"qos license", "b", "cpu=1,license/matlab=1", 10, 0, "", 0, "", 1, "license/matlab=1",
+     "QOSGrpLicense", false},
+    {"qos other tres", "b", "cpu=1,fs/disk=6", 10, 0, "", 0, "", 0, "", "QOSGrpUnknown", false},
     {"assoc max cpu per job still applies", "q", "cpu=5", 10, 0, "", 0, "", 0, "",
      "AssocMaxCpuPerJobLimit", true},
 };
