@@ -393,6 +393,7 @@ static int64_t bf_node_earliest(const loom_sched_bf_t *bf, uint32_t idx, const b
 typedef struct {
     loom_sched_bf_t *bf;
     const loom_sched_node_t *nodes;
+    size_t nnodes;
     const loom_sched_req_t *req;
     int64_t d;
     uint32_t k; /* nodes wanted */
@@ -400,6 +401,8 @@ typedef struct {
     size_t ncand, nreq;
     bf_need_t *cls_need; /* per class */
     uint8_t *cls_state;  /* 0 not computed, 1 fits the node, 2 never */
+    bool exact;          /* planned by the selector at each time (bf_plan_exact) */
+    size_t *chosen;      /* the sweep's last plan: candidates, in where's order */
 } bf_plan_t;
 
 static bool bf_is_required(const loom_sched_req_t *r, uint32_t idx)
@@ -658,25 +661,6 @@ static int64_t bf_resv_end(const loom_sched_bf_t *bf, int64_t t, int64_t d)
     return r > t ? r : end;
 }
 
-static void bf_reserve(bf_plan_t *pl, int64_t t, const size_t *chosen, size_t n,
-                       loom_sched_alloc_t *where)
-{
-    int64_t end = bf_resv_end(pl->bf, t, pl->d);
-    where->nodes = loom_xcalloc(n + 1, sizeof(*where->nodes));
-    for (size_t i = 0; i < n; i++) {
-        const bf_cand_t *c = &pl->cand[chosen[i]];
-        bf_use_t u;
-        bf_need_to_use(pl->bf, c->idx, c->need, t, end, &u);
-        bf_hold(pl->bf, c->idx, t, end, &u);
-        where->nodes[i] = (loom_sched_node_alloc_t){
-            .node = c->idx, .ntasks = c->need->tasks, .ncpus = c->need->cpus, .mem = c->need->mem};
-        where->ncpus += c->need->cpus;
-        where->ntasks += c->need->tasks;
-    }
-    where->nnodes = n;
-    where->exclusive = pl->req->exclusive;
-}
-
 static int bf_idx_cmp(const void *a, const void *b)
 {
     const loom_sched_node_alloc_t *x = a, *y = b;
@@ -685,16 +669,17 @@ static int bf_idx_cmp(const void *a, const void *b)
 
 /* ---- examining jobs ----------------------------------------------------------------- */
 
-/* Limits that keep every reservation whole during [now, lim_end). */
-static bool bf_limit(void *arg, uint32_t idx, loom_sched_limit_t *out)
+/* What node idx has free over [t0, t1) in the profile (its peak use taken
+ * off its capacity). */
+static void bf_free_over(const loom_sched_bf_t *bf, uint32_t idx, int64_t t0, int64_t t1,
+                         loom_sched_limit_t *out)
 {
-    const loom_sched_bf_t *bf = arg;
-    if (idx >= bf->nnodes || !bf->nodes[idx].nresv)
-        return false; /* only running jobs here: the real model says it all */
     const bf_node_t *bn = &bf->nodes[idx];
     bf_seg_t peak = {0};
-    for (uint32_t i = 0; i < bn->nseg && bn->seg[i].t < bf->lim_end; i++) {
+    for (uint32_t i = 0; i < bn->nseg && bn->seg[i].t < t1; i++) {
         const bf_seg_t *s = &bn->seg[i];
+        if (i + 1 < bn->nseg && bn->seg[i + 1].t <= t0)
+            continue;
         peak.cpus = s->cpus > peak.cpus ? s->cpus : peak.cpus;
         peak.mem = s->mem > peak.mem ? s->mem : peak.mem;
         peak.njobs = s->njobs > peak.njobs ? s->njobs : peak.njobs;
@@ -704,13 +689,129 @@ static bool bf_limit(void *arg, uint32_t idx, loom_sched_limit_t *out)
     }
     memset(out, 0, sizeof(*out));
     if (peak.excl)
-        return true;
+        return;
     out->cpus = bn->cpus > peak.cpus ? bn->cpus - peak.cpus : 0;
     out->mem = bn->mem > peak.mem ? bn->mem - peak.mem : 0;
     for (size_t g = 0; g < LOOM_SCHED_MAX_GROUPS; g++)
         out->gres[g] = bn->gcap[g] > peak.gres[g] ? bn->gcap[g] - peak.gres[g] : 0;
     out->whole_node_ok = peak.njobs == 0;
+}
+
+/* Limits that keep every reservation whole during [now, lim_end). */
+static bool bf_limit(void *arg, uint32_t idx, loom_sched_limit_t *out)
+{
+    const loom_sched_bf_t *bf = arg;
+    if (idx >= bf->nnodes || !bf->nodes[idx].nresv)
+        return false; /* only running jobs here: the real model says it all */
+    bf_free_over(bf, idx, bf->now, bf->lim_end, out);
     return true;
+}
+
+/* ---- multi-node jobs: the selector itself on the profile at a time t ------------- */
+
+/* Is the even split (the same share on min_nodes nodes) what the selector
+ * would give on any nodes? Then the event sweep plans the job exactly. */
+static bool bf_split_exact(const loom_sched_req_t *r)
+{
+    uint32_t k = r->min_nodes ? r->min_nodes : 1;
+    if (k == 1 && r->max_nodes <= 1)
+        return true;
+    if (r->max_nodes > k || r->gpus_per_job || r->min_cpus || r->contiguous || r->constraint)
+        return false;
+    if (r->ntasks_per_node)
+        return !r->ntasks || r->ntasks == (uint64_t)r->ntasks_per_node * k;
+    return !r->ntasks || r->ntasks == k;
+}
+
+typedef struct {
+    const loom_sched_bf_t *bf;
+    int64_t t, end;
+} bf_at_t;
+
+static bool bf_limit_at(void *arg, uint32_t idx, loom_sched_limit_t *out)
+{
+    const bf_at_t *at = arg;
+    if (idx >= at->bf->nnodes)
+        return false;
+    bf_free_over(at->bf, idx, at->t, at->end, out);
+    return true;
+}
+
+static int bf_time_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The times a plan can start at: tmin and every change in the profile of a
+ * node the job may use, up to the horizon (use over [t, t + d) only grows
+ * between two changes, so the earliest start is one of these). Sorted, unique. */
+static size_t bf_times(const bf_plan_t *pl, int64_t tmin, int64_t **out)
+{
+    const loom_sched_req_t *r = pl->req;
+    size_t n = 0, cap = 16;
+    int64_t *t = loom_xcalloc(cap, sizeof(*t));
+    t[n++] = tmin;
+    for (uint32_t i = 0; i < pl->nnodes; i++) {
+        const bf_node_t *bn = &pl->bf->nodes[i];
+        if (!pl->nodes[i].usable || (r->allowed && !r->allowed[i]))
+            continue;
+        for (uint32_t s = 1; s < bn->nseg; s++) {
+            if (bn->seg[s].t <= tmin || bn->seg[s].t > pl->bf->horizon)
+                continue;
+            if (n == cap) {
+                cap *= 2;
+                t = loom_xreallocarray(t, cap, sizeof(*t));
+            }
+            t[n++] = bn->seg[s].t;
+        }
+    }
+    qsort(t, n, sizeof(*t), bf_time_cmp);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!u || t[i] != t[u - 1])
+            t[u++] = t[i];
+    *out = t;
+    return u;
+}
+
+#define BF_EXACT_TRIES 64 /* times tried one by one; then every 2nd, 4th, ... and the last */
+
+/* The earliest start >= tmin where the selector places the job on what the
+ * profile leaves free for its whole duration; *out gets that placement. */
+static int64_t bf_plan_exact(bf_plan_t *pl, int64_t tmin, loom_sched_alloc_t *out)
+{
+    int64_t *times;
+    size_t n = bf_times(pl, tmin, &times), step = 1, i = 0;
+    int64_t found = LOOM_SCHED_BF_NEVER;
+    while (i < n) {
+        bf_at_t at = {pl->bf, times[i], bf_add_time(times[i], pl->d)};
+        loom_sched_place_opts_t o = {
+            .flags = LOOM_SCHED_IGNORE_ALLOC, .limit = bf_limit_at, .limit_arg = &at};
+        loom_sched_alloc_t a = {0};
+        if (loom_sched_try_place_ex(pl->nodes, pl->nnodes, pl->req, &o, &a) == 0) {
+            *out = a;
+            found = times[i];
+            break;
+        }
+        if (i + 1 >= BF_EXACT_TRIES)
+            step *= 2;
+        i = i + 1 < n && i + step >= n ? n - 1 : i + step;
+    }
+    free(times);
+    return found;
+}
+
+/* A planned allocation keeps nodes, tasks, CPU counts and memory only. */
+static void bf_strip(loom_sched_alloc_t *a)
+{
+    for (size_t i = 0; i < a->nnodes; i++) {
+        free(a->nodes[i].cpu_ids);
+        free(a->nodes[i].gres);
+        a->nodes[i].cpu_ids = NULL;
+        a->nodes[i].gres = NULL;
+        a->nodes[i].ngres = 0;
+    }
 }
 
 /* Start it now on the real model, keeping reservations whole. */
@@ -738,13 +839,18 @@ static void bf_plan_init(bf_plan_t *pl, loom_sched_bf_t *bf, const loom_sched_no
     pl->nodes = nodes;
     pl->req = j->req;
     pl->d = j->duration < 0 ? LOOM_SCHED_BF_NEVER : j->duration;
+    pl->nnodes = bf->nnodes;
     pl->k = j->req->min_nodes ? j->req->min_nodes : 1;
-    bf_collect(pl);
+    pl->exact = !bf_split_exact(j->req);
+    if (!pl->exact)
+        bf_collect(pl);
 }
 
 /* The arrays belong to the planner's scratch: nothing to free per job. */
 static void bf_plan_free(bf_plan_t *pl)
 {
+    free(pl->chosen);
+    pl->chosen = NULL;
     pl->cand = NULL;
     pl->cls_need = NULL;
     pl->cls_state = NULL;
@@ -761,32 +867,80 @@ static loom_sched_verdict_t bf_why_not(const loom_sched_node_t *nodes, size_t nn
     return rc == 0 ? LOOM_SCHED_NO_RESOURCES : LOOM_SCHED_NODES_UNAVAILABLE;
 }
 
-/* Plan one job from tmin; a reservation when it cannot start now. */
+/* Plan one job from tmin: its start and where (an exact placement for the
+ * selector's plans, the chosen candidates' needs for the sweep's). */
+static int64_t bf_plan_any(bf_plan_t *pl, int64_t tmin, loom_sched_alloc_t *where)
+{
+    memset(where, 0, sizeof(*where));
+    if (pl->exact)
+        return bf_plan_exact(pl, tmin, where);
+    free(pl->chosen);
+    size_t *chosen = pl->chosen = loom_xcalloc(pl->k + 1, sizeof(size_t)), nchosen;
+    int64_t t = bf_plan(pl, tmin, chosen, &nchosen);
+    if (t != LOOM_SCHED_BF_NEVER) {
+        where->nodes = loom_xcalloc(nchosen + 1, sizeof(*where->nodes));
+        for (size_t i = 0; i < nchosen; i++) {
+            const bf_cand_t *c = &pl->cand[chosen[i]];
+            where->nodes[i] = (loom_sched_node_alloc_t){.node = c->idx,
+                                                        .ntasks = c->need->tasks,
+                                                        .ncpus = c->need->cpus,
+                                                        .mem = c->need->mem};
+            where->ncpus += c->need->cpus;
+            where->ntasks += c->need->tasks;
+        }
+        where->nnodes = nchosen;
+        where->exclusive = pl->req->exclusive;
+    }
+    return t;
+}
+
+/* Hold a planned allocation from t to its reservation end. */
+static void bf_reserve(bf_plan_t *pl, int64_t t, loom_sched_alloc_t *where)
+{
+    int64_t end = bf_resv_end(pl->bf, t, pl->d);
+    if (pl->exact) {
+        bf_hold_alloc(pl->bf, pl->nodes, where, t, end);
+        bf_strip(where);
+        return;
+    }
+    for (size_t i = 0; i < where->nnodes; i++) {
+        const bf_cand_t *c = &pl->cand[pl->chosen[i]];
+        bf_use_t u;
+        bf_need_to_use(pl->bf, c->idx, c->need, t, end, &u);
+        bf_hold(pl->bf, c->idx, t, end, &u);
+    }
+}
+
+/* Plan one job from now; a reservation when it cannot start now. */
 static void bf_examine(loom_sched_bf_t *bf, loom_sched_node_t *nodes, size_t nnodes,
                        const loom_sched_job_t *j, loom_sched_bf_result_t *res)
 {
     bf_plan_t pl;
     bf_plan_init(&pl, bf, nodes, j);
-    size_t *chosen = loom_xcalloc(pl.k + 1, sizeof(size_t)), nchosen;
-    int64_t t = bf_plan(&pl, bf->now, chosen, &nchosen);
+    loom_sched_alloc_t where;
+    int64_t t = bf_plan_any(&pl, bf->now, &where);
     if (t == bf->now && bf_start_now(bf, nodes, nnodes, j, &res->alloc) == 0) {
         res->verdict = LOOM_SCHED_STARTED;
         res->start = bf->now;
+        loom_sched_alloc_fini(&where);
     } else {
-        if (t == bf->now) /* the exact placement disagreed: plan one step later */
-            t = bf_plan(&pl, bf->now + bf->res, chosen, &nchosen);
+        if (t == bf->now) { /* the exact placement disagreed: plan one step later */
+            loom_sched_alloc_fini(&where);
+            t = bf_plan_any(&pl, bf->now + bf->res, &where);
+        }
         res->verdict =
             t == LOOM_SCHED_BF_NEVER ? bf_why_not(nodes, nnodes, j->req) : LOOM_SCHED_NO_RESOURCES;
         if (t != LOOM_SCHED_BF_NEVER) {
-            bf_reserve(&pl, t, chosen, nchosen, &res->alloc);
-            qsort(res->alloc.nodes, res->alloc.nnodes, sizeof(*res->alloc.nodes), bf_idx_cmp);
+            bf_reserve(&pl, t, &where);
+            if (where.nnodes)
+                qsort(where.nodes, where.nnodes, sizeof(*where.nodes), bf_idx_cmp);
+            res->alloc = where;
             res->start = t;
         }
     }
     if (bf->nslots && j->slot < bf->nslots && res->verdict != LOOM_SCHED_BAD_REQUEST &&
         res->verdict != LOOM_SCHED_NODES_UNAVAILABLE)
         bf->slot_done[j->slot] = 1;
-    free(chosen);
     bf_plan_free(&pl);
 }
 
@@ -831,23 +985,16 @@ int64_t loom_sched_bf_earliest(loom_sched_bf_t *bf, const loom_sched_node_t *nod
 {
     bf_plan_t pl;
     bf_plan_init(&pl, bf, nodes, job);
-    size_t *chosen = loom_xcalloc(pl.k + 1, sizeof(size_t)), nchosen;
-    int64_t t = bf_plan(&pl, bf->now, chosen, &nchosen);
-    if (where && t != LOOM_SCHED_BF_NEVER) {
-        memset(where, 0, sizeof(*where));
-        where->nodes = loom_xcalloc(nchosen + 1, sizeof(*where->nodes));
-        for (size_t i = 0; i < nchosen; i++) {
-            const bf_cand_t *c = &pl.cand[chosen[i]];
-            where->nodes[i] = (loom_sched_node_alloc_t){.node = c->idx,
-                                                        .ntasks = c->need->tasks,
-                                                        .ncpus = c->need->cpus,
-                                                        .mem = c->need->mem};
-            where->ncpus += c->need->cpus;
-        }
-        where->nnodes = nchosen;
-        qsort(where->nodes, nchosen, sizeof(*where->nodes), bf_idx_cmp);
-    }
-    free(chosen);
+    loom_sched_alloc_t a;
+    int64_t t = bf_plan_any(&pl, bf->now, &a);
+    if (pl.exact)
+        bf_strip(&a);
+    if (a.nnodes)
+        qsort(a.nodes, a.nnodes, sizeof(*a.nodes), bf_idx_cmp);
+    if (where && t != LOOM_SCHED_BF_NEVER)
+        *where = a;
+    else
+        loom_sched_alloc_fini(&a);
     bf_plan_free(&pl);
     (void)nnodes;
     return t;

@@ -22,8 +22,18 @@
  * running jobs end at their start + time limit exactly; a job without a time
  * limit holds its resources for ever.
  *
- * Planning uses each node's share of a multi-node job (tasks split evenly
- * over min_nodes); starting now always goes through the exact placement.
+ * Planning is exact: a job whose every node gets the same share (one node,
+ * or -N k with no -n, -n k, or --ntasks-per-node) is planned by a sweep over
+ * each candidate node's feasible start windows; any other multi-node job
+ * (-n not a multiple of -N's share, -N min-max, --gpus, --mincpus,
+ * --contiguous, -C) is planned by running the selector itself
+ * (loom_sched_try_place_ex) on what the profile leaves free over
+ * [t, t + limit), at now and at each later change of the profile (the
+ * earliest start is one of them; after 64 such times only every 2nd, 4th,
+ * ... and the last are tried, which may plan later, never earlier). Its
+ * reservation holds exactly that placement's CPUs, memory and GRES on each
+ * node (-n 5 -N 2 holds 3 + 2 tasks). Starting now always goes through the
+ * exact placement on the real node model.
  * At most bf_max_job_test jobs are examined. The work is cut into chunks
  * (loom_sched_bf_run's budget) so that the caller can yield to its event
  * loop between them; with bf_continue the caller keeps the same planner
