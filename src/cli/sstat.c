@@ -331,16 +331,21 @@ static void sstat_row(const sstat_t *s, const sstat_use_t *u, loom_sbuf_t *out)
     loom_sbuf_addc(out, '\n');
 }
 
-/* One step's line; false when the step is not running. */
-static bool sstat_step(sstat_t *s, uint32_t job, uint32_t step, loom_sbuf_t *out)
+/* One step's line (step LOOM_STEP_BATCH: J.batch); false when the step is not running. */
+static bool sstat_step(sstat_t *s, uint32_t job, int64_t step, loom_sbuf_t *out)
 {
-    json_t *body = json_pack("{s:I, s:I}", "job_id", (json_int_t)job, "step_id", (json_int_t)step);
+    json_t *body = json_pack("{s:I}", "job_id", (json_int_t)job);
+    json_object_set_new(body, "step_id",
+                        step == LOOM_STEP_BATCH ? json_string("batch") : json_integer(step));
     json_t *reply = NULL;
     int rc = loom_cli_call(&s->cli, "step.stat", body, &reply, NULL);
     json_decref(body);
     if (rc == 0) {
         sstat_use_t u = {0};
-        snprintf(u.step, sizeof(u.step), "%u.%u", (unsigned)job, (unsigned)step);
+        if (step == LOOM_STEP_BATCH)
+            snprintf(u.step, sizeof(u.step), "%u.batch", (unsigned)job);
+        else
+            snprintf(u.step, sizeof(u.step), "%u.%lld", (unsigned)job, (long long)step);
         sstat_combine(json_object_get(reply, "nodes"), &u);
         sstat_row(s, &u, out);
     }
@@ -449,8 +454,8 @@ int main(int argc, char **argv)
         if (loom_jobid_parse(s.ids.v[i], &id, NULL) < 0) {
             loom_cli_error(&s.cli, "Invalid job id: %s", s.ids.v[i]);
             rc = s.cli.exit_error;
-        } else if (id.step >= 0) {
-            if (!sstat_step(&s, id.job_id, (uint32_t)id.step, &out))
+        } else if (id.step >= 0 || id.step == LOOM_STEP_BATCH) {
+            if (!sstat_step(&s, id.job_id, id.step, &out))
                 loom_cli_error(&s.cli, "couldn't get steps for job %s", s.ids.v[i]);
         } else {
             sstat_job_steps(&s, id.job_id, s.all_steps, &out);

@@ -416,6 +416,31 @@ static void stat_replied(ctld_t *c, void *arg, json_t *reply)
     }
 }
 
+/* sstat J.batch: the batch host's supervisor of the script. */
+static int stat_batch(ctld_t *c, const ctld_peer_t *peer, const json_t *req, ctld_job_t *job,
+                      json_t **reply)
+{
+    ctld_node_t *n =
+        job->batch_host && job->script && *job->script && !loom_job_state_is_terminal(job->state)
+            ? ctld_node_find(c, job->batch_host)
+            : NULL;
+    if (!n) {
+        *reply = loom_msg_reply(req, -LOOM_EINVAL_JOBID, "Invalid job id specified");
+        return -LOOM_EINVAL_JOBID;
+    }
+    launch_t *l = launch_new(c, peer, req, job->id, UINT32_MAX);
+    l->gathered = json_array();
+    l->pending = 2;
+    json_t *m = loom_msg_new("step.usage", 0);
+    json_object_set_new(m, "job_id", json_integer(job->id));
+    json_object_set_new(m, "step_id", json_string("batch"));
+    if (ctld_node_request(c, n, m, stat_replied, l) < 0)
+        stat_replied(c, l, NULL);
+    json_decref(m);
+    stat_replied(c, l, NULL); /* the +1 */
+    return CTLD_REPLY_LATER;
+}
+
 int ctld_step_h_stat(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
                      loom_sbuf_t *raw)
 {
@@ -425,6 +450,9 @@ int ctld_step_h_stat(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json
     ctld_step_t *s =
         job && id >= 0 && id <= UINT32_MAX ? ctld_job_step_find(job, (uint32_t)id) : NULL;
     int rc = job ? 0 : err.code;
+    const char *named = json_string_value(json_object_get(req, "step_id"));
+    if (rc == 0 && named && strcmp(named, "batch") == 0)
+        return stat_batch(c, peer, req, job, reply);
     if (rc == 0 && !s)
         rc = loom_errf(&err, -LOOM_EINVAL_JOBID, "Invalid job id specified");
     /* Security: usage is visible like squeue's records (no PrivateData). */

@@ -152,6 +152,15 @@ static bool jobs_stepd_alive(const loom_noded_t *n, uint32_t id, uint32_t run)
     return alive;
 }
 
+int loom_noded_job_sock(const loom_noded_t *n, uint32_t job_id, char *out, size_t size)
+{
+    const loom_noded_job_t *j = jobs_find(n, job_id);
+    if (!j || j->state != LOOM_NJOB_RUNNING)
+        return -ENOENT;
+    jobs_path(n, job_id, j->run, "stepd.sock", out, size);
+    return 0;
+}
+
 void loom_noded_jobs_list(const loom_noded_t *n, json_t *arr)
 {
     for (const loom_noded_job_t *j = n->jobs; j; j = j->next) {

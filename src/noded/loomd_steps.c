@@ -224,6 +224,20 @@ static void steps_fwd_connected(void *arg, loom_conn_t *c, int status)
         loom_conn_close(c); /* answered and freed by the close callback */
 }
 
+/* Send msg (stolen) to the supervisor listening on path; answer req on from when given. */
+static void steps_forward_to(loom_noded_t *n, const char *path, json_t *msg, loom_conn_t *from,
+                             json_t *req)
+{
+    steps_fwd_t *f = loom_xcalloc(1, sizeof(*f));
+    f->n = n;
+    f->from = from;
+    f->serial = from ? loom_noded_conn_serial(n, from) : 0;
+    f->req = req ? json_incref(req) : NULL;
+    f->msg = msg;
+    loom_conn_opts_t o = {.on_close = steps_fwd_closed, .arg = f};
+    loom_conn_pipe_connect(n->loop, path, &o, steps_fwd_connected, f);
+}
+
 /* Send msg (stolen) to the supervisor of job.step; answer req on from when given. */
 static void steps_forward(loom_noded_t *n, uint32_t job, uint32_t step, json_t *msg,
                           loom_conn_t *from, json_t *req)
@@ -299,6 +313,17 @@ void loom_noded_step_signal(loom_noded_t *n, loom_conn_t *conn, json_t *req)
 
 void loom_noded_step_usage(loom_noded_t *n, loom_conn_t *conn, json_t *req)
 {
+    const char *named = json_string_value(json_object_get(req, "step_id"));
+    if (named && strcmp(named, "batch") == 0) { /* sstat J.batch: the job's own supervisor */
+        char path[4096];
+        json_int_t job = json_integer_value(json_object_get(req, "job_id"));
+        if (job > 0 && job <= UINT32_MAX &&
+            loom_noded_job_sock(n, (uint32_t)job, path, sizeof(path)) == 0)
+            steps_forward_to(n, path, loom_msg_new("stepd.usage", 0), conn, req);
+        else
+            steps_reply(conn, req, -LOOM_EINVAL_JOBID, "the batch step is not running here");
+        return;
+    }
     steps_step_t *s = steps_named(n, conn, req);
     if (s)
         steps_forward(n, s->job_id, s->step_id, loom_msg_new("stepd.usage", 0), conn, req);

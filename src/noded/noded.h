@@ -168,6 +168,8 @@ uint64_t loom_noded_conn_serial(const loom_noded_t *n, const loom_conn_t *c);
 void loom_noded_step_launch(loom_noded_t *n, loom_conn_t *conn, json_t *req);
 void loom_noded_step_signal(loom_noded_t *n, loom_conn_t *conn, json_t *req);
 void loom_noded_step_usage(loom_noded_t *n, loom_conn_t *conn, json_t *req);
+/* The stepd.sock of a job's batch supervisor still running here; -ENOENT. */
+int loom_noded_job_sock(const loom_noded_t *n, uint32_t job_id, char *out, size_t size);
 /* stepd.step_done from a step's supervisor: passed on to the controller. */
 void loom_noded_step_done(loom_noded_t *n, loom_conn_t *conn, json_t *msg);
 /* job.kill: pass it to the job's step supervisors here; how many there were. */

@@ -243,9 +243,13 @@ static void stepd_on_msg(loom_conn_t *c, json_t *msg, bool authed, void *arg)
     loom_err_t err = {0};
     const char *type = json_string_value(json_object_get(msg, "type"));
     int rc;
+    json_t *usage = NULL;
     if (type && strcmp(type, "stepd.signal") == 0)
         rc = loom_stepd_signal(s, msg, &err);
-    else if (type && strcmp(type, "ping") == 0)
+    else if (type && strcmp(type, "stepd.usage") == 0 && (s->usage || s->gather)) {
+        rc = 0; /* sstat J.batch: the figures so far (or the final ones) */
+        usage = s->usage ? json_incref(s->usage) : loom_gather_summary(s->gather, false);
+    } else if (type && strcmp(type, "ping") == 0)
         rc = 0;
     else
         rc = loom_errf(&err, -LOOM_EMSG_TYPE, "loomstepd does not handle '%s'",
@@ -253,11 +257,14 @@ static void stepd_on_msg(loom_conn_t *c, json_t *msg, bool authed, void *arg)
     json_t *reply = loom_msg_reply(msg, rc, "%s", err.msg);
     if (reply) {
         json_object_set_new(reply, "done", json_boolean(s->done));
+        if (usage)
+            json_object_update(reply, usage);
         loom_conn_send(c, reply);
         json_decref(reply);
     } else {
         loom_conn_close(c);
     }
+    json_decref(usage);
 }
 
 static void stepd_client_closed(loom_conn_t *c, int status, void *arg)

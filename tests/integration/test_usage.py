@@ -86,6 +86,7 @@ def test_batch_and_srun_step_usage(make_cluster):
               "[ $(grep -c burned slurm-$SLURM_JOB_ID.out) -ge 3 ] && break; sleep 0.5; done\n"
               "sleep 2\n"
               "sstat -n -P -o JobID,MaxRSS,NTasks,MaxRSSNode $SLURM_JOB_ID.1\n"
+              "sstat -n -P -o JobID,MaxRSS,NTasks,MaxRSSNode $SLURM_JOB_ID.batch\n"
               "wait\n" % (prog, prog, prog))
     reply = cluster.submit(script, ntasks=1,
                            env=["PATH=%s:%s" % (BIN, os.environ.get("PATH", "")),
@@ -100,10 +101,13 @@ def test_batch_and_srun_step_usage(make_cluster):
     st = [l for l in out.splitlines() if l.startswith("%d.1|" % jid)]
     assert len(st) == 1, out
     _, rss, ntasks, node = st[0].split("|")[:4]
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)([KMG])", rss)
-    assert m, st
-    kib = float(m.group(1)) * {"K": 1, "M": 1024, "G": 1024 * 1024}[m.group(2)]
+    kib = kib_of(rss)
     assert kib >= 190 * MIB and ntasks == "1" and node == "node1", st
+    # sstat J.batch: the script's supervisor (its python has ended: the kernel's peak)
+    st = [l for l in out.splitlines() if l.startswith("%d.batch|" % jid)]
+    assert len(st) == 1, out
+    _, rss, ntasks, node = st[0].split("|")[:4]
+    assert kib_of(rss) >= 190 * MIB and ntasks == "1" and node == "node1", st
 
     evs = wait_usage(cluster, jid, 3)
     batch = [e for e in evs if e["ev"] == "step.usage" and e.get("step_id") == "batch"]
