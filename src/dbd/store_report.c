@@ -332,37 +332,97 @@ int loom_store_report_users(loom_store_t *st, const loom_store_repq_t *q, json_t
     return 0;
 }
 
-/* ---- cluster report --------------------------------------------------------------- */
+/* ---- cluster report ----------------------------------------------------------------- */
+
+/* Slurm's rollup splits time into hours and caps Planned at each hour's idle
+ * time, so the report keeps hourly sums per TRES and splits hour by hour. */
+#define REPORT_MAX_TRES  32
+#define REPORT_MAX_HOURS (24 * 366 * 20)
+enum { HB_ALLOC, HB_DOWN, HB_REPORTED, HB_PLANNED, HB_N };
 
 typedef struct {
     const loom_store_repq_t *q;
-    json_t *alloc, *planned; /* {tres: seconds} */
-} report_cluster_t;
+    int64_t h0; /* the window's first hour (epoch / 3600) */
+    size_t nb;  /* hours */
+    loom_strv_t names;
+    int64_t *v[REPORT_MAX_TRES]; /* nb * HB_N sums per TRES */
+} report_hours_t;
+
+static int64_t *report_slot(report_hours_t *h, const char *name)
+{
+    long i = loom_strv_find(&h->names, name);
+    if (i < 0) {
+        if (h->names.n >= REPORT_MAX_TRES)
+            return NULL;
+        loom_strv_add(&h->names, name);
+        i = (long)h->names.n - 1;
+        h->v[i] = loom_xcalloc(h->nb * HB_N, sizeof(int64_t));
+    }
+    return h->v[i];
+}
+
+/* count × the seconds of [t0, t1) inside the window, hour by hour. */
+static void report_hours_add(report_hours_t *h, const char *name, int kind, int64_t count,
+                             int64_t t0, int64_t t1)
+{
+    t0 = t0 > h->q->start ? t0 : h->q->start;
+    t1 = t1 < h->q->end ? t1 : h->q->end;
+    int64_t *v = t1 > t0 && count > 0 ? report_slot(h, name) : NULL;
+    for (int64_t t = t0; v && t < t1;) {
+        int64_t next = (t / 3600 + 1) * 3600, seg = (next < t1 ? next : t1) - t;
+        int64_t *cell = &v[(size_t)(t / 3600 - h->h0) * HB_N + kind];
+        int64_t add = count > INT64_MAX / seg ? INT64_MAX : count * seg;
+        *cell = *cell > INT64_MAX - add ? INT64_MAX : *cell + add;
+        t = next;
+    }
+}
+
+/* Every item of a TRES text over [t0, t1) (Planned: its CPUs only, as 22.05). */
+static void report_hours_text(report_hours_t *h, const char *text, int kind, int64_t t0, int64_t t1)
+{
+    json_t *o = json_object();
+    loom_report_tres_parse(text, 1, o);
+    const char *name;
+    json_t *v;
+    json_object_foreach(o, name, v)
+    {
+        if (kind != HB_PLANNED || !strcmp(name, "cpu"))
+            report_hours_add(h, name, kind, json_integer_value(v), t0, t1);
+    }
+    json_decref(o);
+}
+
+/* A job's TRES text: column col, else its allocation, else "cpu=<num_cpus>". */
+static const char *report_job_tres(const char *const *vals, int col, char *buf, size_t len)
+{
+    if (vals[col] && *vals[col])
+        return vals[col];
+    if (vals[RC_ALLOC] && *vals[RC_ALLOC])
+        return vals[RC_ALLOC];
+    snprintf(buf, len, "cpu=%" PRId64, report_col(vals, RC_CPUS));
+    return buf;
+}
 
 static int report_cluster_row(void *arg, int ncols, const char *const *vals)
 {
-    report_cluster_t *c = arg;
+    report_hours_t *h = arg;
     if (ncols <= RC_REQ)
         return 0;
-    int64_t secs = report_run_secs(c->q, vals);
-    if (secs > 0)
-        report_add_tres(vals, RC_ALLOC, secs, c->alloc);
     int64_t elig = report_col(vals, RC_ELIG), start = report_col(vals, RC_START),
             end = report_col(vals, RC_END);
-    if (elig <= 0)
-        return 0;
-    int64_t wait_end = start > 0 ? start : end > 0 ? end : c->q->now;
-    int64_t wait = loom_report_overlap(elig, wait_end, c->q->start, c->q->end);
-    if (wait <= 0)
-        return 0;
-    json_t *req = json_object(); /* Planned counts CPUs only, as 22.05's rollup does */
-    report_add_tres(vals, RC_REQ, wait, req);
-    report_add(c->planned, "cpu", json_integer_value(json_object_get(req, "cpu")));
-    json_decref(req);
+    char buf[32];
+    if (start > 0)
+        report_hours_text(h, report_job_tres(vals, RC_ALLOC, buf, sizeof(buf)), HB_ALLOC, start,
+                          end > 0 ? end : h->q->now);
+    if (elig > 0)
+        report_hours_text(h, report_job_tres(vals, RC_REQ, buf, sizeof(buf)), HB_PLANNED, elig,
+                          start > 0 ? start
+                          : end > 0 ? end
+                                    : h->q->now);
     return 0;
 }
 
-/* Capacity records: (time_start, tres, down_tres) in time order. */
+/* Capacity records: each holds until the next (or the window's end). */
 static int report_row_cap(void *arg, int ncols, const char *const *vals)
 {
     if (ncols >= 3 && vals[0] && vals[1])
@@ -393,9 +453,7 @@ static int report_capacity(loom_store_t *st, const loom_store_repq_t *q, const c
     return rc;
 }
 
-/* Integrate the capacity records over the window into reported and down. */
-static void report_integrate(const loom_store_repq_t *q, const json_t *cap, json_t *reported,
-                             json_t *down)
+static void report_integrate(report_hours_t *h, const json_t *cap)
 {
     size_t n = json_array_size(cap);
     for (size_t i = 0; i < n; i++) {
@@ -403,63 +461,72 @@ static void report_integrate(const loom_store_repq_t *q, const json_t *cap, json
         int64_t t0 = json_integer_value(json_object_get(r, "t"));
         int64_t t1 = i + 1 < n
                          ? json_integer_value(json_object_get(json_array_get(cap, i + 1), "t"))
-                         : q->end;
-        int64_t secs = loom_report_overlap(t0, t1, q->start, q->end);
-        if (secs <= 0)
-            continue;
-        loom_report_tres_parse(json_string_value(json_object_get(r, "tres")), secs, reported);
-        loom_report_tres_parse(json_string_value(json_object_get(r, "down")), secs, down);
+                         : h->q->end;
+        report_hours_text(h, json_string_value(json_object_get(r, "tres")), HB_REPORTED, t0, t1);
+        report_hours_text(h, json_string_value(json_object_get(r, "down")), HB_DOWN, t0, t1);
     }
 }
 
-static json_t *report_cluster_entry(const loom_store_repq_t *q, const char *name,
-                                    const json_t *reported, const json_t *down,
-                                    const report_cluster_t *c)
+static int64_t report_sat_add(int64_t a, int64_t b)
 {
-    json_t *list = json_array();
-    const char *tres;
-    json_t *v;
-    json_object_foreach((json_t *)reported, tres, v)
-    {
-        loom_report_util_t u = {
-            .reported = json_integer_value(v),
-            .alloc = json_integer_value(json_object_get(c->alloc, tres)),
-            .down = json_integer_value(json_object_get(down, tres)),
-            .planned = json_integer_value(json_object_get(c->planned, tres)),
-        };
+    return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/* One TRES's utilization: each hour split by loom_report_finish, then summed. */
+static json_t *report_tres_entry(const report_hours_t *h, size_t k)
+{
+    loom_report_util_t sum = {0};
+    for (size_t b = 0; b < h->nb; b++) {
+        const int64_t *c = &h->v[k][b * HB_N];
+        loom_report_util_t u = {.reported = c[HB_REPORTED],
+                                .alloc = c[HB_ALLOC],
+                                .down = c[HB_DOWN],
+                                .planned = c[HB_PLANNED]};
         loom_report_finish(&u);
-        int64_t span = q->end - q->start;
-        json_array_append_new(
-            list,
-            json_pack(
-                "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "name", tres, "count",
-                (json_int_t)(span > 0 ? u.reported / span + (u.reported % span >= (span + 1) / 2)
-                                      : 0),
-                "alloc", (json_int_t)u.alloc, "down", (json_int_t)u.down, "pdown",
-                (json_int_t)u.pdown, "idle", (json_int_t)u.idle, "planned", (json_int_t)u.planned,
-                "over", (json_int_t)u.over, "reported", (json_int_t)u.reported));
+        sum.reported = report_sat_add(sum.reported, u.reported);
+        sum.alloc = report_sat_add(sum.alloc, u.alloc);
+        sum.down = report_sat_add(sum.down, u.down);
+        sum.planned = report_sat_add(sum.planned, u.planned);
+        sum.over = report_sat_add(sum.over, u.over);
+        sum.idle = report_sat_add(sum.idle, u.idle);
     }
-    return json_pack("{s:s, s:o}", "name", name, "tres", list);
+    if (sum.reported <= 0)
+        return NULL;
+    int64_t span = h->q->end - h->q->start;
+    return json_pack(
+        "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "name", h->names.v[k], "count",
+        (json_int_t)(sum.reported / span + (sum.reported % span >= (span + 1) / 2)), "alloc",
+        (json_int_t)sum.alloc, "down", (json_int_t)sum.down, "pdown", (json_int_t)0, "idle",
+        (json_int_t)sum.idle, "planned", (json_int_t)sum.planned, "over", (json_int_t)sum.over,
+        "reported", (json_int_t)sum.reported);
 }
 
 static int report_one_cluster(loom_store_t *st, const loom_store_repq_t *q, const char *name,
                               json_t *clusters, loom_err_t *err)
 {
-    json_t *cap = json_array(), *reported = json_object(), *down = json_object();
-    report_cluster_t c = {q, json_object(), json_object()};
+    report_hours_t h = {.q = q, .h0 = q->start / 3600};
+    h.nb = (size_t)((q->end - 1) / 3600 - h.h0 + 1);
+    if (h.nb > REPORT_MAX_HOURS)
+        return loom_errf(err, -LOOM_ETOOBIG, "a report covers at most %d hours", REPORT_MAX_HOURS);
+    json_t *cap = json_array();
     int rc = report_capacity(st, q, name, cap, err);
     if (rc >= 0)
-        report_integrate(q, cap, reported, down);
-    if (rc >= 0 && json_object_size(reported) > 0) {
-        rc = report_scan(st, q, name, report_cluster_row, &c, err);
-        if (rc >= 0)
-            json_array_append_new(clusters, report_cluster_entry(q, name, reported, down, &c));
+        report_integrate(&h, cap);
+    if (rc >= 0 && h.names.n > 0)
+        rc = report_scan(st, q, name, report_cluster_row, &h, err);
+    json_t *list = json_array();
+    for (size_t k = 0; rc >= 0 && k < h.names.n; k++) {
+        json_t *e = report_tres_entry(&h, k);
+        if (e)
+            json_array_append_new(list, e);
     }
+    if (rc >= 0 && json_array_size(list) > 0)
+        json_array_append_new(clusters, json_pack("{s:s, s:O}", "name", name, "tres", list));
+    json_decref(list);
     json_decref(cap);
-    json_decref(reported);
-    json_decref(down);
-    json_decref(c.alloc);
-    json_decref(c.planned);
+    for (size_t k = 0; k < h.names.n; k++)
+        free(h.v[k]);
+    loom_strv_free(&h.names);
     return rc;
 }
 

@@ -17,10 +17,11 @@
  * expression index. Times are TRES-seconds over [start, end):
  * Allocated = the jobs' TRES × run time inside the window (a running job up
  * to `now`); Reported and Down = the capacity records integrated over the
- * window; Planned = the CPUs × eligible-wait time of jobs inside the window,
- * at most the idle time (the rest is OverCommitted), as 22.05 documents it;
+ * window; Planned = the CPUs × eligible-wait time of jobs inside the window;
  * PlannedDown is 0 (no maintenance reservations yet); Idle = Reported − the
- * others.
+ * others. As slurmdbd's hourly rollup does, the sums are kept per hour and
+ * split hour by hour: Allocated at most what was up, Planned at most what
+ * was idle in that hour (the rest is OverCommitted).
  *
  * Entry points: loom_store_ctres_put, loom_store_report_cluster,
  * loom_store_report_users; pure parts (unit-tested): loom_report_tres_parse,

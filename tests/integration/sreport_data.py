@@ -27,7 +27,11 @@ JOBS = [
     (105, "root", "phys", 2, 2000, 1, 1, DAY - 30 * H, DAY - 30 * H, DAY - 29 * H, DAY - 25 * H),
     (106, "daemon", "chem", 3, 3000, 1, 0, DAY + 9 * H, DAY + 9 * H, DAY + 10 * H, DAY + 11 * H + 1800),
     (107, "root", "phys", 1, 1000, 1, 0, DAY + 13 * H, DAY + 13 * H, DAY + 13 * H, DAY + 13 * H + 2400),
+    # never started: still pending, and cancelled while pending (their wait is Planned)
+    (108, "daemon", "chem", 2, 2000, 1, 0, DAY + 14 * H, DAY + 14 * H, 0, 0),
+    (109, "bin", "chem", 4, 4000, 1, 0, DAY + 15 * H, DAY + 15 * H, 0, DAY + 16 * H),
 ]
+STATES = {108: ("PENDING", 0), 109: ("CANCELLED", 4)}  # else COMPLETED (3)
 
 
 def tres_alloc(cpus, mem, nodes, gpus):

@@ -136,13 +136,25 @@ static void test_reports(void **state)
     put_job(st, "bob", "chem", DAY - 3600, DAY + 3600, "cpu=2,node=1");
     put_job(st, "bob", "chem", DAY - 7200, DAY - 3600, "cpu=2,node=1");     /* before the window */
     put_job(st, "carol", "phys", DAY + 90000, DAY + 93600, "cpu=8,node=2"); /* after */
+    /* eligible at 1h, started at 2h: in hour 1 only 4 CPUs were idle */
+    json_t *x =
+        json_pack("{s:i, s:I, s:I, s:I, s:I, s:s, s:s, s:i, s:s}", "job_id", 99, "submit_time",
+                  (json_int_t)DAY, "eligible_time", (json_int_t)DAY + 3600, "start_time",
+                  (json_int_t)DAY + 7200, "end_time", (json_int_t)DAY + 10800, "user_name", "dave",
+                  "account", "chem", "num_cpus", 8, "tres_alloc", "cpu=8,node=2");
+    assert_int_equal(loom_store_job_put(st, "c1", x, NULL), 0);
+    json_decref(x);
     loom_store_repq_t q = {.cluster = "c1", .start = DAY, .end = DAY + 86400, .now = DAY + 200000};
     json_t *rep = NULL;
     assert_int_equal(loom_store_report_cluster(st, &q, &rep, NULL), 0);
     assert_int_equal(cpu_field(rep, "reported"), 8 * 86400);
     assert_int_equal(cpu_field(rep, "down"), 4 * 43200);
-    assert_int_equal(cpu_field(rep, "alloc"), 4 * 3600 + 2 * 3600);
-    assert_int_equal(cpu_field(rep, "planned"), 4 * 600); /* alice waited 600 s inside */
+    assert_int_equal(cpu_field(rep, "alloc"), 4 * 3600 + 2 * 3600 + 8 * 3600);
+    /* alice waited 600 s; dave's 8 CPUs waited an hour with 4 idle: capped hour by hour */
+    assert_int_equal(cpu_field(rep, "planned"), 4 * 600 + 4 * 3600);
+    assert_int_equal(cpu_field(rep, "over"), 4 * 3600);
+    assert_int_equal(cpu_field(rep, "idle"),
+                     8 * 86400 - 4 * 43200 - 14 * 3600 - (4 * 600 + 4 * 3600));
     assert_int_equal(cpu_field(rep, "count"), 8);
     json_decref(rep);
     q.users = "bob";
