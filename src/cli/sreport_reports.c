@@ -492,8 +492,13 @@ static void sr_tree_cluster(sr_tree_t *t)
         sr_tree_walk(t, "root", 0);
         return;
     }
+    loom_strv_t accts = LOOM_STRV_INIT; /* the tree's order: by name */
     for (size_t i = 0; i < t->c->accounts.n; i++)
-        sr_tree_walk(t, t->c->accounts.v[i], 0);
+        loom_strv_add(&accts, t->c->accounts.v[i]);
+    qsort(accts.v, accts.n, sizeof(*accts.v), sr_str_cmp);
+    for (size_t i = 0; i < accts.n; i++)
+        sr_tree_walk(t, accts.v[i], 0);
+    loom_strv_free(&accts);
 }
 
 int sr_report_acct_user(sr_t *s, const sr_cond_t *c, sr_rows_t *rows)
