@@ -446,26 +446,42 @@ static void policy_usage_all(policy_usage_t *u, const ctld_t *c)
         }
 }
 
+/* Jobs a submission adds: an array's task count (--array), else 1. */
+static int64_t policy_new_jobs(const ctld_t *c, const ctld_job_t *job)
+{
+    const char *spec = json_string_value(json_object_get(job->desc, "array"));
+    int64_t max = c->conf->max_array_size;
+    if (!spec || !*spec || max <= 0)
+        return 1;
+    loom_rangeset_t rs = LOOM_RANGESET_INIT;
+    uint32_t throttle = 0;
+    int64_t n = 1;
+    if (loom_rangeset_parse_array(spec, (uint32_t)(max - 1), &rs, &throttle, NULL) >= 0)
+        n = (int64_t)loom_rangeset_count(&rs);
+    loom_rangeset_free(&rs);
+    return n > 0 ? n : 1;
+}
+
 static const char *policy_submit_over(policy_usage_t *u, const ctld_job_t *job,
-                                      const ctld_assoc_t *a, const ctld_qos_t *q)
+                                      const ctld_assoc_t *a, const ctld_qos_t *q, int64_t add)
 {
     if (q) {
         const ctld_policy_use_t *e = u->qos[q->idx];
-        if (q->grp_submit_jobs >= 0 && policy_jobs(e) + 1 > q->grp_submit_jobs)
+        if (q->grp_submit_jobs >= 0 && policy_jobs(e) + add > q->grp_submit_jobs)
             return "QOSGrpSubmitJobsLimit";
         e = policy_keyed(u, 'u', q, job->user, false);
-        if (q->max_submit_pu >= 0 && policy_jobs(e) + 1 > q->max_submit_pu)
+        if (q->max_submit_pu >= 0 && policy_jobs(e) + add > q->max_submit_pu)
             return "QOSMaxSubmitJobPerUserLimit";
         e = policy_keyed(u, 'a', q, job->account, false);
-        if (q->max_submit_pa >= 0 && policy_jobs(e) + 1 > q->max_submit_pa)
+        if (q->max_submit_pa >= 0 && policy_jobs(e) + add > q->max_submit_pa)
             return "MaxSubmitJobsPerAccount";
     }
     if (a->max_submit_jobs >= 0 && (!q || q->max_submit_pu < 0) &&
-        policy_jobs(u->assoc[a->idx]) + 1 > a->max_submit_jobs)
+        policy_jobs(u->assoc[a->idx]) + add > a->max_submit_jobs)
         return "AssocMaxSubmitJobLimit";
     for (int depth = 0; a && depth < 256; a = a->parent, depth++)
         if (a->grp_submit_jobs >= 0 && (!q || q->grp_submit_jobs < 0) &&
-            policy_jobs(u->assoc[a->idx]) + 1 > a->grp_submit_jobs)
+            policy_jobs(u->assoc[a->idx]) + add > a->grp_submit_jobs)
             return "AssocGrpSubmitJobsLimit";
     return NULL;
 }
@@ -490,7 +506,7 @@ static int policy_limits(ctld_t *c, ctld_job_t *job, const ctld_assoc_t *a, cons
         policy_usage_t u;
         policy_usage_init(&u, t);
         policy_usage_all(&u, c);
-        why = policy_submit_over(&u, job, a, q);
+        why = policy_submit_over(&u, job, a, q, policy_new_jobs(c, job));
         policy_usage_free(&u);
     }
     if (!why && q && (q->flags & CTLD_QOS_DENY_ON_LIMIT)) {

@@ -169,12 +169,17 @@ def test_submit_limit_rejected(acct):
     a.add_user("phys", "maxsubmitjobs=2")
     a.c.start()
     a.wait_loaded()
-    for _ in range(2):
-        assert a.sbatch("--wrap=sleep 30").returncode == 0
+    # An array counts its tasks (3 > 2), as on Slurm.
+    p = a.sbatch("--array=0-2", "--wrap=sleep 30")
+    assert p.returncode == 1 and "Job violates accounting/QOS policy" in p.stderr
+    assert a.sbatch("--wrap=sleep 30").returncode == 0
+    assert a.sbatch("--wrap=sleep 30").returncode == 0
     p = a.sbatch("--wrap=sleep 30")
     assert p.returncode == 1
     assert p.stderr == ("sbatch: error: Batch job submission failed: Job violates accounting/QOS "
                         "policy (job submit limit, user's size and/or time limits)\n")
+    p = a.sbatch("--array=0-1", "--wrap=true")
+    assert p.returncode == 1 and "Job violates accounting/QOS policy" in p.stderr
 
 
 def test_pending_reasons_and_release(acct):
