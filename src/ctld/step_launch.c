@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/wait.h>
 
 /* A request answered once every node has: step.create and step.stat. */
 typedef struct ctld_launch {
@@ -477,6 +478,15 @@ int ctld_step_h_stat(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json
 
 /* -------------------------------------------------------------- step.done */
 
+/* A wait status ranked as srun ranks its tasks' (exit code, 128+signal), so
+ * a step the nodes end keeps the status srun's step.complete would give. */
+static int launch_status_rank(int status)
+{
+    return WIFEXITED(status)     ? WEXITSTATUS(status)
+           : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+                                 : 0;
+}
+
 /* A node's supervisor of the step has ended; the last one ends the step. */
 int ctld_step_h_done(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
                      loom_sbuf_t *raw)
@@ -496,7 +506,7 @@ int ctld_step_h_done(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json
                 ctld_step_usage_add(s, json_object_get(req, "usage"));
             s->x->node_done[i] = true;
             int code = (int)json_integer_value(json_object_get(req, "exit_code"));
-            if (code > s->x->exit_code)
+            if (launch_status_rank(code) > launch_status_rank(s->x->exit_code))
                 s->x->exit_code = code;
         }
     }
