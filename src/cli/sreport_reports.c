@@ -241,59 +241,87 @@ static int sr_entry_cmp(const void *pa, const void *pb)
     int64_t x = sr_rank_secs(a->s, a->e), y = sr_rank_secs(b->s, b->e);
     if (x != y)
         return x > y ? -1 : 1;
-    int c = strcmp(loom_js_or(a->e, "user", ""), loom_js_or(b->e, "user", ""));
-    return c ? c : strcmp(loom_js_or(a->e, "account", ""), loom_js_or(b->e, "account", ""));
+    /* Equal usage, as 22.05 orders it: by user name unless both used none,
+     * then the newer association first. */
+    int c = x ? strcmp(loom_js_or(a->e, "user", ""), loom_js_or(b->e, "user", "")) : 0;
+    int64_t ia = loom_ji(a->e, "id", 0), ib = loom_ji(b->e, "id", 0);
+    if (c || ia != ib)
+        return c ? c : ia > ib ? -1 : 1;
+    return strcmp(loom_js_or(a->e, "account", ""), loom_js_or(b->e, "account", ""));
 }
 
 static json_t *sr_assocs(sr_t *s, const sr_cond_t *c);
 
-/* group: one entry per cluster and user, accounts joined in association order. */
-static json_t *sr_group(sr_t *s, const sr_cond_t *c, json_t *usage)
+/* Each usage entry gets the id of its association ("id"; 0 when unknown). */
+static void sr_set_ids(sr_t *s, const sr_cond_t *c, json_t *usage)
 {
-    json_t *assocs = sr_assocs(s, c), *by = json_object(), *out = json_array();
-    size_t i, k;
-    json_t *e, *a;
+    json_t *assocs = sr_assocs(s, c), *ids = json_object(), *a, *e;
+    size_t i;
+    json_array_foreach(assocs, i, a)
+    {
+        char key[512];
+        snprintf(key, sizeof(key), "%s\t%s\t%s", loom_js_or(a, "cluster", ""),
+                 loom_js_or(a, "user_name", ""), loom_js_or(a, "account", ""));
+        if (loom_ji(a, "id", 0) > loom_ji(ids, key, 0))
+            json_object_set_new(ids, key, json_integer(loom_ji(a, "id", 0)));
+    }
     json_array_foreach(usage, i, e)
     {
-        char key[256];
+        char key[512];
+        snprintf(key, sizeof(key), "%s\t%s\t%s", loom_js_or(e, "cluster", ""),
+                 loom_js_or(e, "user", ""), loom_js_or(e, "account", ""));
+        json_object_set_new(e, "id", json_integer(loom_ji(ids, key, 0)));
+    }
+    json_decref(ids);
+    json_decref(assocs);
+}
+
+/* Least used first: the order 22.05 joins a user's accounts in. */
+static int sr_entry_cmp_asc(const void *pa, const void *pb)
+{
+    const sr_entry_t *a = pa, *b = pb;
+    int64_t x = sr_rank_secs(a->s, a->e), y = sr_rank_secs(b->s, b->e);
+    if (x != y)
+        return x < y ? -1 : 1;
+    return strcmp(loom_js_or(a->e, "account", ""), loom_js_or(b->e, "account", ""));
+}
+
+/* group: one entry per cluster and user, the TRES summed, the accounts
+ * joined least used first. */
+static json_t *sr_group(sr_t *s, json_t *usage)
+{
+    size_t n = json_array_size(usage), i;
+    sr_entry_t *v = loom_xcalloc(n + 1, sizeof(*v));
+    for (i = 0; i < n; i++)
+        v[i] = (sr_entry_t){s, json_array_get(usage, i)};
+    qsort(v, n, sizeof(*v), sr_entry_cmp_asc);
+    json_t *by = json_object(), *out = json_array();
+    for (i = 0; i < n; i++) {
+        const json_t *e = v[i].e;
+        char key[512];
         snprintf(key, sizeof(key), "%s\t%s", loom_js_or(e, "cluster", ""),
                  loom_js_or(e, "user", ""));
         json_t *g = json_object_get(by, key);
         if (!g) {
-            g = json_pack("{s:s, s:s, s:s, s:{}}", "cluster", loom_js_or(e, "cluster", ""), "user",
-                          loom_js_or(e, "user", ""), "account", "", "tres");
+            g = json_pack("{s:s, s:s, s:s, s:I, s:{}}", "cluster", loom_js_or(e, "cluster", ""),
+                          "user", loom_js_or(e, "user", ""), "account", "", "id", (json_int_t)0,
+                          "tres");
             json_object_set_new(by, key, g);
             json_array_append(out, g);
         }
-        const char *tn;
-        json_t *v;
-        json_t *gt = json_object_get(g, "tres");
-        json_object_foreach(json_object_get(e, "tres"), tn, v)
-            json_object_set_new(gt, tn, json_integer(loom_ji(gt, tn, 0) + json_integer_value(v)));
-    }
-    /* accounts in association order */
-    json_array_foreach(assocs ? assocs : usage, k, a)
-    {
-        const char *user = loom_js_or(a, assocs ? "user_name" : "user", "");
-        char key[256];
-        snprintf(key, sizeof(key), "%s\t%s", loom_js_or(a, "cluster", ""), user);
-        json_t *g = json_object_get(by, key);
-        const char *acct = loom_js_or(a, "account", "");
-        bool has = false;
-        json_array_foreach(usage, i, e) has |=
-            !strcmp(loom_js_or(e, "user", ""), user) && !strcmp(loom_js_or(e, "account", ""), acct);
-        if (!g || !*user || !has)
-            continue;
-        const char *cur = loom_js_or(g, "account", "");
-        if (strstr(cur, acct) && (!strcmp(cur, acct) || strstr(cur, ", ")))
-            continue; /* already listed */
+        const char *cur = loom_js_or(g, "account", ""), *tn;
         loom_sbuf_t sb = LOOM_SBUF_INIT;
-        loom_sbuf_addf(&sb, "%s%s%s", cur, *cur ? ", " : "", acct);
+        loom_sbuf_addf(&sb, "%s%s%s", cur, *cur ? ", " : "", loom_js_or(e, "account", ""));
         json_object_set_new(g, "account", json_string(loom_sbuf_str(&sb)));
         loom_sbuf_free(&sb);
+        if (loom_ji(e, "id", 0) > loom_ji(g, "id", 0))
+            json_object_set_new(g, "id", json_integer(loom_ji(e, "id", 0)));
+        json_t *gt = json_object_get(g, "tres"), *val;
+        json_object_foreach(json_object_get(e, "tres"), tn, val)
+            json_object_set_new(gt, tn, json_integer(loom_ji(gt, tn, 0) + json_integer_value(val)));
     }
+    free(v);
     json_decref(by);
-    json_decref(assocs);
     return out;
 }
 
@@ -322,8 +350,10 @@ int sr_report_users(sr_t *s, const sr_cond_t *c, sr_rows_t *rows)
     json_decref(f);
     if (rc == 0)
         rc = sr_totals(s, c, totals);
+    if (rc == 0)
+        sr_set_ids(s, c, usage);
     if (rc == 0 && c->group) {
-        json_t *g = sr_group(s, c, usage);
+        json_t *g = sr_group(s, usage);
         json_decref(usage);
         usage = g;
     }

@@ -30,6 +30,7 @@ JOBS = [
     # never started: still pending, and cancelled while pending (their wait is Planned)
     (108, "daemon", "chem", 2, 2000, 1, 0, DAY + 14 * H, DAY + 14 * H, 0, 0),
     (109, "bin", "chem", 4, 4000, 1, 0, DAY + 15 * H, DAY + 15 * H, 0, DAY + 16 * H),
+    (110, "daemon", "sub", 1, 1000, 1, 0, DAY + 19 * H, DAY + 19 * H, DAY + 19 * H, DAY + 21 * H),
 ]
 STATES = {108: ("PENDING", 0), 109: ("CANCELLED", 4)}  # else COMPLETED (3)
 

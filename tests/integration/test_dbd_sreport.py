@@ -37,7 +37,8 @@ def dbd(request, tmp_path):
 def load(dbd):
     for cmd in (["add", "account", "phys,chem"], ["add", "user", "root", "account=phys"],
                 ["add", "user", "daemon", "account=chem"],
-                ["add", "user", "bin", "account=phys,chem"]):
+                ["add", "user", "bin", "account=phys,chem"],
+                ["add", "account", "sub", "parent=phys"], ["add", "user", "daemon", "account=sub"]):
         p = dbd.run(["sacctmgr", "-i"] + cmd)
         assert p.returncode == 0, p.stderr
     recs = [{"cluster_tres": {"time": t, "tres": tres, "down_tres": down}}
