@@ -22,6 +22,8 @@
  * one this size, each next one as large as the segment so far, at most MAX. */
 #define JOURNAL_GROW_MIN (1u << 20)
 #define JOURNAL_GROW_MAX (16u << 20)
+/* A snapshot is written out in pieces of about this size. */
+#define JOURNAL_SNAP_CHUNK (1u << 20)
 
 typedef struct {
     uint64_t seq;
@@ -54,8 +56,8 @@ typedef struct {
     uint64_t alloc_end; /* in/out: bytes of the segment already written (zeros past off) */
     loom_sbuf_t data;
     uint64_t last_seq;
-    char *snap_text; /* NULL: no snapshot in this round */
-    size_t snap_len;
+    bool snap;   /* a snapshot in this round: snapshot.tmp written, snap_fd open */
+    int snap_fd; /* -1 once closed */
     uint64_t snap_seq;
     bool rotate;      /* start segment snap_seq + 1 after the snapshot */
     aux_chunk_t *aux; /* written after the entries, in the same round */
@@ -80,8 +82,7 @@ struct loom_journal {
     bool idle_on;
     waiter_t *waiters;
     size_t whead, wlen, wcap;
-    char *snap_text;
-    size_t snap_len;
+    int snap_fd; /* snapshot.tmp written, waiting for its round; -1: none */
     uint64_t snap_seq;
     size_t snap_split; /* pending bytes that precede the snapshot */
     int failed;
@@ -310,18 +311,15 @@ static void journal_aux_free(aux_chunk_t *aux, size_t n)
     free(aux);
 }
 
-static int journal_write_snapshot(const char *dir, const char *text, size_t len)
+/* Make the written snapshot.tmp durable and put it in place. Closes *fd. */
+static int journal_commit_snapshot(const char *dir, int *fd)
 {
     char tmp[PATH_MAX], final[PATH_MAX];
     journal_path(tmp, sizeof(tmp), dir, JOURNAL_SNAPSHOT_TMP);
     journal_path(final, sizeof(final), dir, JOURNAL_SNAPSHOT);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return -errno;
-    int rc = journal_write_all(fd, text, len);
-    if (rc == 0 && fsync(fd) < 0)
-        rc = -errno;
-    close(fd);
+    int rc = fsync(*fd) < 0 ? -errno : 0;
+    close(*fd);
+    *fd = -1;
     if (rc == 0 && rename(tmp, final) < 0)
         rc = -errno;
     if (rc == 0)
@@ -338,8 +336,8 @@ static void journal_work(uv_work_t *w)
         b->status = journal_write_entries(b->fd, &b->data, b->off, &b->alloc_end);
     for (size_t i = 0; i < b->naux && b->status == 0; i++)
         b->status = journal_write_aux(b->auxf, &b->aux[i]);
-    if (b->status == 0 && b->snap_text) {
-        b->status = journal_write_snapshot(b->dir, b->snap_text, b->snap_len);
+    if (b->status == 0 && b->snap) {
+        b->status = journal_commit_snapshot(b->dir, &b->snap_fd);
         if (b->status == 0 && b->rotate)
             b->status = journal_open_segment(b->dir, b->snap_seq + 1, &b->new_fd);
         if (b->status == 0)
@@ -351,7 +349,8 @@ static void journal_batch_free(batch_t *b)
 {
     loom_sbuf_free(&b->data);
     journal_aux_free(b->aux, b->naux);
-    free(b->snap_text);
+    if (b->snap_fd >= 0)
+        close(b->snap_fd);
     free(b->dir);
     free(b);
 }
@@ -381,7 +380,7 @@ static void journal_after_work(uv_work_t *w, int uvstatus)
         j->stats.durable_seq = b->last_seq;
         j->off = b->off + b->data.len;
         j->alloc_end = b->alloc_end;
-        if (b->snap_text)
+        if (b->snap)
             j->stats.snapshots++;
         if (b->rotate) {
             close(j->fd);
@@ -396,7 +395,7 @@ static void journal_after_work(uv_work_t *w, int uvstatus)
     if (j->after)
         j->after(j->hook_arg, status);
     journal_run_waiters(j, j->failed);
-    if (!j->failed && (j->pending.len || j->snap_text || j->naux))
+    if (!j->failed && (j->pending.len || j->snap_fd >= 0 || j->naux))
         journal_start_batch(j);
     if (j->closing && !j->inflight)
         loom_journal_close(j);
@@ -404,7 +403,7 @@ static void journal_after_work(uv_work_t *w, int uvstatus)
 
 static void journal_start_batch(loom_journal_t *j)
 {
-    if (j->inflight || j->failed || (!j->pending.len && !j->snap_text && !j->naux))
+    if (j->inflight || j->failed || (!j->pending.len && j->snap_fd < 0 && !j->naux))
         return;
     if (j->before)
         j->before(j->hook_arg);
@@ -419,7 +418,8 @@ static void journal_start_batch(loom_journal_t *j)
     b->fd = j->fd;
     b->off = j->off;
     b->alloc_end = j->alloc_end;
-    if (j->snap_text && j->snap_split < j->pending.len) {
+    b->snap_fd = -1;
+    if (j->snap_fd >= 0 && j->snap_split < j->pending.len) {
         /* Entries after the snapshot's seq belong to the next segment. */
         loom_sbuf_addn(&b->data, j->pending.buf, j->snap_split);
         size_t rest = j->pending.len - j->snap_split;
@@ -431,13 +431,13 @@ static void journal_start_batch(loom_journal_t *j)
         loom_sbuf_init(&j->pending);
         b->last_seq = j->pending_last ? j->pending_last : j->stats.durable_seq;
     }
-    if (j->snap_text) {
-        b->snap_text = j->snap_text;
-        b->snap_len = j->snap_len;
+    if (j->snap_fd >= 0) {
+        b->snap = true;
+        b->snap_fd = j->snap_fd;
         b->snap_seq = j->snap_seq;
         /* The open segment may start after the snapshot (nothing in it yet). */
         b->rotate = j->seg_start <= j->snap_seq;
-        j->snap_text = NULL;
+        j->snap_fd = -1;
     }
     b->work.data = b;
     j->inflight = b;
@@ -483,6 +483,7 @@ int loom_journal_open(uv_loop_t *loop, const char *dir, uint64_t next_seq, loom_
     j->loop = loop;
     j->dir = loom_xstrdup(dir);
     j->fd = fd;
+    j->snap_fd = -1;
     j->seg_start = next_seq;
     j->next_seq = next_seq;
     j->stats.durable_seq = next_seq - 1;
@@ -494,10 +495,12 @@ int loom_journal_open(uv_loop_t *loop, const char *dir, uint64_t next_seq, loom_
     return 0;
 }
 
-/* jansson dump callback that drops the object's opening brace. */
+/* jansson dump callback that drops the object's opening brace (unless
+ * skipped is set) and, with fd >= 0, writes out every JOURNAL_SNAP_CHUNK. */
 typedef struct {
     loom_sbuf_t *sb;
     bool skipped;
+    int fd;
 } dump_ctx_t;
 
 static int journal_dump_cb(const char *buf, size_t size, void *data)
@@ -509,7 +512,11 @@ static int journal_dump_cb(const char *buf, size_t size, void *data)
         size--;
     }
     loom_sbuf_addn(d->sb, buf, size);
-    return 0;
+    if (d->fd < 0 || d->sb->len < JOURNAL_SNAP_CHUNK)
+        return 0;
+    int rc = journal_write_all(d->fd, d->sb->buf, d->sb->len);
+    loom_sbuf_reset(d->sb);
+    return rc < 0 ? -1 : 0;
 }
 
 uint64_t loom_journal_append(loom_journal_t *j, const json_t *entry)
@@ -521,7 +528,7 @@ uint64_t loom_journal_append(loom_journal_t *j, const json_t *entry)
     loom_sbuf_addf(&j->pending, "{\"seq\":%" PRIu64, seq);
     if (json_object_size(entry))
         loom_sbuf_addc(&j->pending, ',');
-    dump_ctx_t d = {&j->pending, false};
+    dump_ctx_t d = {&j->pending, false, -1};
     if (json_dump_callback(entry, journal_dump_cb, &d, JSON_COMPACT) < 0) {
         loom_sbuf_truncate(&j->pending, mark);
         j->next_seq--;
@@ -557,22 +564,40 @@ int loom_journal_wait(loom_journal_t *j, uint64_t seq, loom_journal_done_f *cb, 
     return 0;
 }
 
+/* Write snapshot.tmp now, a chunk at a time (the text of a large state is
+ * never whole in memory); its fsync and rename wait for the next round. */
+static int journal_dump_snapshot(const char *dir, uint64_t seq, const json_t *state, int *fd_out)
+{
+    char tmp[PATH_MAX];
+    journal_path(tmp, sizeof(tmp), dir, JOURNAL_SNAPSHOT_TMP);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -errno;
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    loom_sbuf_addf(&sb, "{\"seq\":%" PRIu64 ",\"state\":", seq);
+    dump_ctx_t d = {&sb, true, fd};
+    int rc = json_dump_callback(state, journal_dump_cb, &d, JSON_COMPACT) < 0 ? -EIO : 0;
+    loom_sbuf_add(&sb, "}\n");
+    if (rc == 0)
+        rc = journal_write_all(fd, sb.buf, sb.len);
+    loom_sbuf_free(&sb);
+    if (rc < 0) {
+        close(fd);
+        return rc;
+    }
+    *fd_out = fd;
+    return 0;
+}
+
 int loom_journal_snapshot(loom_journal_t *j, const json_t *state)
 {
     if (j->failed)
         return j->failed;
-    if (j->snap_text || (j->inflight && j->inflight->snap_text))
+    if (j->snap_fd >= 0 || (j->inflight && j->inflight->snap))
         return -EBUSY;
-    loom_sbuf_t sb = LOOM_SBUF_INIT;
-    loom_sbuf_addf(&sb, "{\"seq\":%" PRIu64 ",\"state\":", j->stats.last_seq);
-    dump_ctx_t d = {&sb, true};
-    if (json_dump_callback(state, journal_dump_cb, &d, JSON_COMPACT) < 0) {
-        loom_sbuf_free(&sb);
-        return -EINVAL;
-    }
-    loom_sbuf_add(&sb, "}\n");
-    j->snap_len = sb.len;
-    j->snap_text = loom_sbuf_detach(&sb);
+    int rc = journal_dump_snapshot(j->dir, j->stats.last_seq, state, &j->snap_fd);
+    if (rc < 0)
+        return rc;
     j->snap_seq = j->stats.last_seq;
     j->snap_split = j->pending.len;
     j->stats.since_snapshot = 0;
@@ -582,7 +607,7 @@ int loom_journal_snapshot(loom_journal_t *j, const json_t *state)
 
 bool loom_journal_idle(const loom_journal_t *j)
 {
-    return !j->inflight && !j->pending.len && !j->snap_text && !j->naux;
+    return !j->inflight && !j->pending.len && j->snap_fd < 0 && !j->naux;
 }
 
 void loom_journal_set_hooks(loom_journal_t *j, loom_journal_hook_f *before,
@@ -652,8 +677,9 @@ void loom_journal_close(loom_journal_t *j)
     journal_run_waiters(j, j->failed);
     journal_run_waiters(j, -ECANCELED);
     loom_sbuf_free(&j->pending);
-    free(j->snap_text);
-    j->snap_text = NULL;
+    if (j->snap_fd >= 0)
+        close(j->snap_fd); /* snapshot.tmp stays unused: recovery reads snapshot.json */
+    j->snap_fd = -1;
     if (j->fd >= 0)
         close(j->fd);
     j->fd = -1;

@@ -20,10 +20,12 @@
  * durability promise ("a job id sbatch printed survives kill -9").
  *
  * Snapshots. loom_journal_snapshot() takes the caller's full state (as of the
- * last appended entry S) and, at the next batch boundary, on the pool:
- * writes snapshot.tmp, fsyncs, renames it over snapshot.json, fsyncs the
- * directory, starts segment S+1 and removes older segments. Entries appended
- * meanwhile go to the new segment.
+ * last appended entry S) and writes it to snapshot.tmp at once, a 1 MiB
+ * piece at a time (the text of a large state is never whole in memory: with
+ * 10,000 jobs it is 35 MB); then, at the next batch boundary, on the pool:
+ * fsyncs it, renames it over snapshot.json, fsyncs the directory, starts
+ * segment S+1 and removes older segments. Entries appended meanwhile go to
+ * the new segment.
  *
  * Preallocation. A segment grows by zero-filled extents (1 MiB first, then
  * as large as the segment so far, at most 16 MiB per step) written just
@@ -105,8 +107,9 @@ uint64_t loom_journal_append(loom_journal_t *j, const json_t *entry);
  * (cb is not called). Waiters run in seq order. */
 int loom_journal_wait(loom_journal_t *j, uint64_t seq, loom_journal_done_f *cb, void *arg);
 
-/* Write a snapshot of state (borrowed; serialized now) covering every entry
- * appended so far. -EBUSY when one is already under way. */
+/* Write a snapshot of state (borrowed; written to snapshot.tmp now) covering
+ * every entry appended so far. -EBUSY when one is already under way, -errno
+ * when snapshot.tmp cannot be written (the journal goes on). */
 int loom_journal_snapshot(loom_journal_t *j, const json_t *state);
 
 /* Called on the loop thread as a round is formed (journal.h, aux). */

@@ -434,6 +434,38 @@ static void test_preallocated_tail(void **state)
     assert_int_equal(last3, 3005); /* the first segment's 5 and these */
 }
 
+/* A state larger than the write-out piece goes to disk whole. */
+static void test_large_snapshot(void **state)
+{
+    fixture_t *f = *state;
+    loom_journal_t *j = open_at(f, 1);
+    append_v(j, 1);
+    size_t n = 3u << 20;
+    char *pad = malloc(n + 1);
+    memset(pad, 'p', n);
+    pad[n] = '\0';
+    json_t *st = json_pack("{s:i, s:s}", "x", 5, "pad", pad);
+    free(pad);
+    assert_int_equal(loom_journal_snapshot(j, st), 0);
+    assert_int_equal(loom_journal_snapshot(j, st), -EBUSY);
+    json_decref(st);
+    append_v(j, 2);
+    run_until_idle(f, j);
+    assert_int_equal(loom_journal_stats(j)->snapshots, 1);
+    close_j(f, j);
+    char path[256];
+    snprintf(path, sizeof(path), "%s/snapshot.tmp", f->dir);
+    assert_int_not_equal(access(path, F_OK), 0);
+    seen_t s = {0};
+    uint64_t last = 0;
+    assert_int_equal(recover(f, &s, &last), 0);
+    assert_int_equal(s.snapshots, 1);
+    assert_int_equal(s.snap_x, 5);
+    assert_int_equal(s.n, 1);
+    assert_int_equal(s.vals[0], 2);
+    assert_int_equal(last, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -446,6 +478,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rejected_and_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_close_flushes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_preallocated_tail, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_large_snapshot, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
