@@ -10,11 +10,12 @@ PostgreSQL when LOOM_TEST_PGSQL is set."""
 import json
 import os
 import shlex
+import subprocess
 import time
 
 import pytest
 
-from dbd_util import Dbd
+from dbd_util import BIN, Dbd
 import sreport_data as data
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -169,3 +170,14 @@ def test_seff_running_job_from_controller(cluster):
     assert lines[0] == "Job ID: %d" % job_id and "State: RUNNING" in lines, p.stdout
     assert lines[-1] == "WARNING: Efficiency statistics may be misleading for RUNNING jobs."
     cluster.run("scancel", job_id)
+
+
+def test_sreport_commands_from_stdin(dbd):
+    """Without a command, sreport runs the lines of stdin (its interactive mode)."""
+    load(dbd)
+    w = "start=2026-11-18 end=2026-11-19"
+    one = dbd.run(["sreport", "-P", "cluster", "utilization"] + w.split()).stdout
+    p = subprocess.run([os.path.join(BIN, "sreport"), "-P"], input="cluster utilization %s\n"
+                       "bogus\nquit\ncluster utilization %s\n" % (w, w), capture_output=True,
+                       text=True, env=dbd.env, timeout=60)
+    assert (p.stdout, p.stderr, p.returncode) == (one, "invalid keyword: bogus\n", 1)
