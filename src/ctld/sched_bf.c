@@ -63,6 +63,14 @@ void ctld_bf_init(ctld_t *c)
     x->bf_resolution = bf_param(sp, "bf_resolution", 60);
     x->bf_max_job_test = (uint32_t)bf_param(sp, "bf_max_job_test", 500);
     x->bf_continue = bf_flag(sp, "bf_continue");
+    x->bf_min_age_reserve = bf_param(sp, "bf_min_age_reserve", 0);
+    /* Slurm's defaults (2 s of work, then 0.5 s asleep) suit a threaded
+     * controller; this one shares its loop, so it yields after 20 ms and goes
+     * on at once unless told otherwise. Microseconds, as in Slurm. */
+    int64_t yield_us = bf_param(sp, "bf_yield_interval", CTLD_BF_BUDGET_MS * 1000);
+    int64_t sleep_us = bf_param(sp, "bf_yield_sleep", 0);
+    x->bf_yield_ns = (uint64_t)(yield_us >= 1000 && yield_us <= 10000000 ? yield_us : 20000) * 1000;
+    x->bf_yield_sleep_ms = (uint64_t)(sleep_us > 0 && sleep_us <= 10000000 ? sleep_us / 1000 : 0);
     x->bf_timer = loom_xcalloc(1, sizeof(*x->bf_timer));
     uv_timer_init(c->loop, x->bf_timer);
     x->bf_timer->data = c;
@@ -236,10 +244,10 @@ static void bf_step_cb(uv_timer_t *t)
         r->next = r->n; /* resources changed: the next pass plans afresh */
     }
     uint64_t t0 = uv_hrtime();
-    while (r->next < r->n && uv_hrtime() - t0 < (uint64_t)CTLD_BF_BUDGET_MS * 1000000)
+    while (r->next < r->n && uv_hrtime() - t0 < x->bf_yield_ns)
         bf_chunk(c, r);
     if (r->next < r->n) {
-        uv_timer_start(r->step, bf_step_cb, 0, 0); /* yield: other events run first */
+        uv_timer_start(r->step, bf_step_cb, x->bf_yield_sleep_ms, 0); /* yield: others first */
         return;
     }
     loom_verbose("backfill pass %llu: %zu entries, %u examined", (unsigned long long)r->id, r->n,

@@ -11,10 +11,17 @@
  * bf_resolution seconds (default 60). Jobs that fit now without delaying any
  * reservation start; the others get a planned start and nodes (squeue
  * --start). The pass works in chunks and yields to the event loop once a
- * chunk has used its time budget (CTLD_BF_BUDGET_MS); meanwhile, jobs the
- * main pass starts join the planner's profile. When resources are released
- * meanwhile, bf_continue goes on with the same plan, else the pass ends
- * there (the next one starts afresh). sched/builtin: no backfill.
+ * chunk has used its time budget (bf_yield_interval microseconds; default
+ * CTLD_BF_BUDGET_MS, not Slurm's 2 s: this loop serves requests too) and
+ * goes on after bf_yield_sleep microseconds (default 0, not Slurm's 0.5 s);
+ * meanwhile, jobs the main pass starts join the planner's profile. When
+ * resources are released meanwhile, bf_continue goes on with the same plan,
+ * else the pass ends there (the next one starts afresh). A job pending for
+ * less than bf_min_age_reserve seconds reserves nothing, here and in the
+ * main pass (it blocks no lower-priority job; loom_sched_job_t.no_reserve).
+ * Other SchedulerParameters (bf_max_job_part, bf_max_job_user,
+ * bf_max_job_start, bf_busy_nodes, ...) are accepted and not used.
+ * sched/builtin: no backfill.
  *
  * --test-only asks ctld_bf_when: the earliest start over the job's
  * partitions, from the running jobs alone.

@@ -157,7 +157,19 @@ static size_t sched_part_k(const ctld_job_t *job, uint32_t part)
     return SIZE_MAX;
 }
 
-static loom_sched_job_t sched_make_entry(ctld_job_t *job, size_t k, uint32_t slot)
+/* bf_min_age_reserve: pending (and eligible) for less than that long. */
+static bool sched_too_young(const ctld_t *c, const ctld_job_t *job, int64_t now)
+{
+    int64_t min_age = c->sched.x->bf_min_age_reserve;
+    if (min_age <= 0)
+        return false;
+    int64_t t = job->eligible_time ? job->eligible_time : job->submit_time;
+    t = job->begin_time > t ? job->begin_time : t;
+    return now - t < min_age;
+}
+
+static loom_sched_job_t sched_make_entry(const ctld_t *c, ctld_job_t *job, size_t k, uint32_t slot,
+                                         int64_t now)
 {
     const ctld_part_t *p = job->sx && k < job->sx->nparts ? job->sx->parts[k] : job->part;
     return (loom_sched_job_t){.job_id = job->id,
@@ -168,7 +180,8 @@ static loom_sched_job_t sched_make_entry(ctld_job_t *job, size_t k, uint32_t slo
                               .part = (uint32_t)p->idx,
                               .slot = slot,
                               .req = ctld_sched_job_req(job, k),
-                              .ctx = job};
+                              .ctx = job,
+                              .no_reserve = sched_too_young(c, job, now)};
 }
 
 /* Is a pending job eligible, and from which of its partitions on (*k0)? A
@@ -213,7 +226,7 @@ void ctld_sched_add_entries(ctld_t *c, ctld_job_t *job, int64_t now, bool set_re
     for (uint32_t o = 0; o < offers; o++) {
         uint32_t slot = c->sched.x->next_slot++;
         for (size_t k = k0; k < np; k++)
-            (*v)[(*n)++] = sched_make_entry(job, k, slot);
+            (*v)[(*n)++] = sched_make_entry(c, job, k, slot, now);
     }
 }
 
@@ -225,7 +238,7 @@ bool ctld_sched_entry(ctld_t *c, ctld_job_t *job, uint32_t part, int64_t now, lo
     size_t k = sched_part_k(job, part);
     if (k == SIZE_MAX || k < k0)
         return false;
-    *out = sched_make_entry(job, k, 0);
+    *out = sched_make_entry(c, job, k, 0, now);
     return true;
 }
 

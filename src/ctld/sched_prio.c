@@ -1,6 +1,7 @@
 /* sched_prio.c - basic and multifactor job priorities; job.prio for sprio.
  * See sched_prio.h. */
 #include "ctld/sched_prio.h"
+#include "ctld/assoc_mgr.h"
 #include "ctld/assoc_policy.h"
 #include "common/jobstate.h"
 #include "common/log.h"
@@ -34,6 +35,8 @@ void ctld_sched_prio_init(ctld_t *c)
     loom_err_t err = {0};
     if (loom_sched_prio_parse_tres(cf->priority_weight_tres, p, &err) < 0)
         loom_error("PriorityWeightTRES: %s; ignored", err.msg);
+    if (loom_sched_prio_parse_flags(cf->priority_flags, &p->flags, &err) < 0)
+        loom_error("PriorityFlags: %s; ignored", err.msg);
     x->calc_period = cf->priority_calc_period > 0 ? cf->priority_calc_period : 300;
     x->part_mem = loom_xcalloc(c->nparts + 1, sizeof(uint64_t));
     x->part_gpus = loom_xcalloc(c->nparts + 1, sizeof(uint64_t));
@@ -121,6 +124,29 @@ static int64_t prio_eligible(const ctld_job_t *job)
     return job->begin_time > t ? job->begin_time : t;
 }
 
+/* What PriorityFlags SMALL_RELATIVE_TO_TIME and NO_NORMAL_* use. */
+static void prio_raw_inputs(const ctld_t *c, const ctld_job_t *job, const ctld_part_t *p,
+                            loom_sched_prio_job_t *in)
+{
+    const ctld_sched_x_t *x = c->sched.x;
+    in->time_limit = job->time_limit > 0 ? job->time_limit : 0;
+    in->part_raw = (double)p->cfg->priority_job_factor;
+    const ctld_assoc_tree_t *t = ctld_assoc_tree(c);
+    const ctld_qos_t *q = t && job->qos ? ctld_assoc_qos(t, job->qos) : NULL;
+    in->qos_raw = q && q->priority > 0 ? (double)q->priority : 0;
+    for (size_t i = 0; i < x->prio.ntres; i++) {
+        const char *n = x->prio.tres[i].name;
+        if (!strcmp(n, "cpu") || !strcmp(n, "billing"))
+            in->tres_raw[i] = (double)job->min_cpus;
+        else if (!strcmp(n, "mem"))
+            in->tres_raw[i] = (double)prio_job_mem(c, job);
+        else if (!strcmp(n, "node"))
+            in->tres_raw[i] = job->min_nodes;
+        else if (!strncmp(n, "gres/gpu", 8))
+            in->tres_raw[i] = (double)prio_job_gpus(job);
+    }
+}
+
 static void prio_inputs(const ctld_t *c, const ctld_job_t *job, const ctld_part_t *p, int64_t now,
                         loom_sched_prio_job_t *in)
 {
@@ -134,6 +160,7 @@ static void prio_inputs(const ctld_t *c, const ctld_job_t *job, const ctld_part_
                                   .fairshare = ctld_sched_prio_fairshare(c, job),
                                   .qos_norm = ctld_policy_qos_norm(c, job),
                                   .nice = job->nice};
+    prio_raw_inputs(c, job, p, in);
     for (size_t i = 0; i < x->prio.ntres; i++) {
         const char *t = x->prio.tres[i].name;
         double v = 0;

@@ -16,6 +16,14 @@
  * from accounting where it feeds them, fair-share from the job's
  * association's fair-tree factor (sched_fairshare.h); each 0 without it.
  *
+ * PriorityFlags (all 22.05 words are parsed; a bad word is logged and the
+ * line ignored): SMALL_RELATIVE_TO_TIME and NO_NORMAL_PART / _QOS / _TRES /
+ * _ALL change the factors as slurmctld 22.05 does (sched/priority.h; the
+ * association factor is 0 either way), MAX_TRES the billing
+ * (sched_fairshare.c). CALCULATE_RUNNING, NO_FAIR_TREE, DEPTH_OBLIVIOUS,
+ * INCR_ONLY and ACCRUE_ALWAYS are accepted and not honoured: running jobs
+ * keep the priority they started with, fair-share is always fair-tree.
+ *
  * job.prio (user role): {job_ids?, users?, partitions?} -> {"jobs": [...],
  * "weights": {...}}: one entry per pending job and partition with the
  * normalised factors; sprio weights them itself.

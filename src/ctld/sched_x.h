@@ -26,9 +26,12 @@ typedef struct ctld_sched_x {
     int64_t bf_interval, bf_window, bf_resolution; /* seconds */
     uint32_t bf_max_job_test;
     bool bf_continue;
-    uv_timer_t *bf_timer; /* its own allocation: freed by its close callback */
-    ctld_bf_run_t *bf;    /* the backfill pass in progress, or NULL */
-    uint64_t epoch;       /* counts resource releases: a pass without bf_continue restarts */
+    int64_t bf_min_age_reserve; /* seconds; 0: every job may reserve */
+    uint64_t bf_yield_ns;       /* work per loop turn (bf_yield_interval) */
+    uint64_t bf_yield_sleep_ms; /* pause between chunks (bf_yield_sleep) */
+    uv_timer_t *bf_timer;       /* its own allocation: freed by its close callback */
+    ctld_bf_run_t *bf;          /* the backfill pass in progress, or NULL */
+    uint64_t epoch;             /* counts resource releases: a pass without bf_continue restarts */
     uint64_t bf_runs, bf_started;
     uint32_t next_slot;
 } ctld_sched_x_t;

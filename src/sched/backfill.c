@@ -931,7 +931,10 @@ static void bf_examine(loom_sched_bf_t *bf, loom_sched_node_t *nodes, size_t nno
         res->verdict =
             t == LOOM_SCHED_BF_NEVER ? bf_why_not(nodes, nnodes, j->req) : LOOM_SCHED_NO_RESOURCES;
         if (t != LOOM_SCHED_BF_NEVER) {
-            bf_reserve(&pl, t, &where);
+            if (!j->no_reserve) /* bf_min_age_reserve: a planned start, no hold */
+                bf_reserve(&pl, t, &where);
+            else if (pl.exact)
+                bf_strip(&where);
             if (where.nnodes)
                 qsort(where.nodes, where.nnodes, sizeof(*where.nodes), bf_idx_cmp);
             res->alloc = where;

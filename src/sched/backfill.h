@@ -17,7 +17,8 @@
  *  - otherwise it gets a reservation at that start on the nodes chosen, and
  *    the planned start is reported (squeue --start, sbatch --test-only).
  * So a lower-priority job starts early only when it delays the expected
- * start of no higher-priority job that holds a reservation. Like Slurm,
+ * start of no higher-priority job that holds a reservation. A job marked
+ * no_reserve (bf_min_age_reserve) gets its planned start but holds nothing. Like Slurm,
  * reservations end at start + limit rounded down to bf_resolution, and
  * running jobs end at their start + time limit exactly; a job without a time
  * limit holds its resources for ever.

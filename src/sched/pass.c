@@ -116,7 +116,7 @@ static void pass_one(pass_t *ps, const loom_sched_job_t *j, loom_sched_result_t 
     if (rc == 0)
         loom_sched_alloc_fini(&res->alloc);
     res->verdict = pass_why_not(ps->nodes, ps->nnodes, j->req, rc);
-    if (res->verdict == LOOM_SCHED_NO_RESOURCES && !ps->blocked[part]) {
+    if (res->verdict == LOOM_SCHED_NO_RESOURCES && !ps->blocked[part] && !j->no_reserve) {
         ps->blocked[part] = true;
         ps->nblocked++;
     }

@@ -8,6 +8,8 @@
  * one verdict per job. A job that does not fit blocks the lower-priority jobs
  * of its partition, as Slurm's main scheduler does; they get "Priority"
  * without being tried (backfill.h may start them later without delaying it).
+ * A job marked no_reserve (pending for less than bf_min_age_reserve) blocks
+ * nothing: lower-priority jobs may start before it, as in Slurm.
  *
  * Order (loom_sched_job_cmp): partition PriorityTier first, then priority,
  * then submit time, then job id. A job that names several partitions comes
@@ -45,6 +47,8 @@ typedef struct loom_sched_job {
     uint32_t slot;               /* the same for every entry of one job; < nslots */
     const loom_sched_req_t *req; /* borrowed */
     void *ctx;                   /* the caller's job, untouched */
+    bool no_reserve;             /* younger than bf_min_age_reserve: when it does not fit it
+                                  * blocks nothing (pass) and holds no reservation (backfill) */
 } loom_sched_job_t;
 
 typedef enum {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define PRIO_DEFAULT_MAX_AGE (7 * 86400)
 
@@ -55,9 +56,68 @@ int loom_sched_prio_parse_tres(const char *s, loom_sched_prio_conf_t *conf, loom
     return 0;
 }
 
+static const struct {
+    const char *word;
+    uint32_t flag;
+} prio_flag_words[] = {
+    {"ACCRUE_ALWAYS", LOOM_PRIO_ACCRUE_ALWAYS},
+    {"CALCULATE_RUNNING", LOOM_PRIO_CALCULATE_RUNNING},
+    {"DEPTH_OBLIVIOUS", LOOM_PRIO_DEPTH_OBLIVIOUS},
+    {"NO_FAIR_TREE", LOOM_PRIO_NO_FAIR_TREE},
+    {"FAIR_TREE", 0}, /* the default since 19.05; still accepted */
+    {"INCR_ONLY", LOOM_PRIO_INCR_ONLY},
+    {"MAX_TRES", LOOM_PRIO_MAX_TRES},
+    {"NO_NORMAL_ALL", LOOM_PRIO_NO_NORMAL_ALL},
+    {"NO_NORMAL_ASSOC", LOOM_PRIO_NO_NORMAL_ASSOC},
+    {"NO_NORMAL_PART", LOOM_PRIO_NO_NORMAL_PART},
+    {"NO_NORMAL_QOS", LOOM_PRIO_NO_NORMAL_QOS},
+    {"NO_NORMAL_TRES", LOOM_PRIO_NO_NORMAL_TRES},
+    {"SMALL_RELATIVE_TO_TIME", LOOM_PRIO_SMALL_RELATIVE_TO_TIME},
+};
+
+static int prio_flag_word(const char *w, size_t len, uint32_t *flags, loom_err_t *err)
+{
+    for (size_t i = 0; i < sizeof(prio_flag_words) / sizeof(prio_flag_words[0]); i++)
+        if (strlen(prio_flag_words[i].word) == len &&
+            strncasecmp(prio_flag_words[i].word, w, len) == 0) {
+            *flags |= prio_flag_words[i].flag;
+            return 0;
+        }
+    return loom_errf(err, -EINVAL, "invalid PriorityFlags word '%.*s'", (int)len, w);
+}
+
+int loom_sched_prio_parse_flags(const char *s, uint32_t *flags, loom_err_t *err)
+{
+    uint32_t f = 0;
+    for (const char *p = s ? s : ""; *p;) {
+        size_t len = strcspn(p, ",");
+        while (len && isspace((unsigned char)*p)) {
+            p++;
+            len--;
+        }
+        size_t wl = len;
+        while (wl && isspace((unsigned char)p[wl - 1]))
+            wl--;
+        if (wl) {
+            int rc = prio_flag_word(p, wl, &f, err);
+            if (rc < 0)
+                return rc;
+        }
+        p += len + (p[len] == ',');
+    }
+    *flags = f;
+    return 0;
+}
+
 static double prio_clamp(double x)
 {
     return x < 0 ? 0 : (x > 1 ? 1 : x);
+}
+
+/* A raw (NO_NORMAL_*) factor: not negative, finite. */
+static double prio_raw(double x)
+{
+    return x > 0 && x < 1e12 ? x : 0;
 }
 
 static double prio_age(const loom_sched_prio_conf_t *conf, const loom_sched_prio_job_t *job)
@@ -73,6 +133,11 @@ static double prio_size(const loom_sched_prio_conf_t *conf, const loom_sched_pri
 {
     if (!conf->cluster_nodes || !conf->cluster_cpus)
         return 0;
+    if (conf->flags & LOOM_PRIO_SMALL_RELATIVE_TO_TIME) {
+        if (job->time_limit <= 0)
+            return 0;
+        return prio_clamp((double)job->min_nodes / conf->cluster_nodes / (double)job->time_limit);
+    }
     double nodes = (double)conf->cluster_nodes, cpus = (double)conf->cluster_cpus;
     double f;
     if (conf->favor_small) {
@@ -92,17 +157,21 @@ void loom_sched_prio_compute(const loom_sched_prio_conf_t *conf, const loom_sche
 {
     memset(out, 0, sizeof(*out));
     out->age = prio_age(conf, job);
-    out->assoc = prio_clamp(job->assoc_norm);
+    uint32_t fl = conf->flags;
+    out->assoc =
+        fl & LOOM_PRIO_NO_NORMAL_ASSOC ? prio_raw(job->assoc_raw) : prio_clamp(job->assoc_norm);
     out->fairshare = prio_clamp(job->fairshare);
     out->job_size = prio_size(conf, job);
-    out->partition = prio_clamp(job->part_norm);
-    out->qos = prio_clamp(job->qos_norm);
+    out->partition =
+        fl & LOOM_PRIO_NO_NORMAL_PART ? prio_raw(job->part_raw) : prio_clamp(job->part_norm);
+    out->qos = fl & LOOM_PRIO_NO_NORMAL_QOS ? prio_raw(job->qos_raw) : prio_clamp(job->qos_norm);
     out->ntres = conf->ntres;
     double sum = out->age * conf->w_age + out->assoc * conf->w_assoc +
                  out->fairshare * conf->w_fairshare + out->job_size * conf->w_job_size +
                  out->partition * conf->w_partition + out->qos * conf->w_qos;
     for (size_t i = 0; i < conf->ntres; i++) {
-        out->tres[i] = prio_clamp(job->tres_norm[i]);
+        out->tres[i] = fl & LOOM_PRIO_NO_NORMAL_TRES ? prio_raw(job->tres_raw[i])
+                                                     : prio_clamp(job->tres_norm[i]);
         sum += out->tres[i] * conf->tres[i].weight;
     }
     sum += (double)job->site - (double)job->nice;

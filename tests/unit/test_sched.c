@@ -312,6 +312,36 @@ static void test_pass_order_and_block(void **state)
     cluster_fini(nodes, 4);
 }
 
+/* bf_min_age_reserve: a young job that does not fit blocks nothing. */
+static void test_pass_no_reserve(void **state)
+{
+    loom_sched_node_t nodes[4];
+    cluster_init(nodes);
+    loom_sched_req_t small = {.min_nodes = 1, .ntasks = 4};
+    loom_sched_req_t huge = {.min_nodes = 4, .ntasks = 16}, one = {.min_nodes = 1, .ntasks = 1};
+    loom_sched_alloc_t busy = {0}; /* one CPU in use: huge waits for it */
+    assert_int_equal(loom_sched_try_place(nodes, 4, &one, 0, &busy), 0);
+    assert_int_equal(loom_sched_alloc_apply(nodes, 4, &busy), 0);
+    loom_sched_job_t jobs[] = {
+        {.job_id = 1, .priority = 9, .req = &huge, .no_reserve = true},
+        {.job_id = 2, .priority = 8, .req = &small},
+        {.job_id = 3, .priority = 7, .req = &huge},
+        {.job_id = 4, .priority = 6, .req = &small},
+    };
+    bool blocked[1] = {false};
+    loom_sched_pass_opts_t o = {.nparts = 1, .part_blocked = blocked};
+    loom_sched_result_t res[4];
+    loom_sched_pass(nodes, 4, jobs, 4, &o, res);
+    assert_int_equal(res[0].verdict, LOOM_SCHED_NO_RESOURCES);
+    assert_int_equal(res[1].verdict, LOOM_SCHED_STARTED);
+    assert_int_equal(res[2].verdict, LOOM_SCHED_NO_RESOURCES); /* old enough: it blocks */
+    assert_int_equal(res[3].verdict, LOOM_SCHED_NOT_EXAMINED); /* its one partition is blocked */
+    for (size_t i = 0; i < 4; i++)
+        loom_sched_alloc_fini(&res[i].alloc);
+    loom_sched_alloc_fini(&busy);
+    cluster_fini(nodes, 4);
+}
+
 /* 10,000 pending jobs on a full cluster: the pass examines almost none. */
 static void test_pass_stops_early(void **state)
 {
@@ -403,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_place_exclusive),
         cmocka_unit_test(test_random_never_overcommit),
         cmocka_unit_test(test_pass_order_and_block),
+        cmocka_unit_test(test_pass_no_reserve),
         cmocka_unit_test(test_pass_stops_early),
         cmocka_unit_test(test_pass_nodes_unavailable),
         cmocka_unit_test(test_alloc_copy),

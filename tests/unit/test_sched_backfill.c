@@ -94,6 +94,36 @@ static void test_backfill_rule(void **state)
     fini_all(nodes, 1, res, 4);
 }
 
+/* bf_min_age_reserve: a job too young to reserve gets a planned start but
+ * holds nothing, so the job after it starts now. */
+static void test_no_reserve(void **state)
+{
+    loom_sched_node_t nodes[1];
+    loom_sched_node_init(&nodes[0], "n0", 4, 16000);
+    loom_sched_req_t two = {.min_nodes = 1, .ntasks = 2}, four = {.min_nodes = 1, .ntasks = 4};
+    loom_sched_req_t uneven = {.min_nodes = 1, .max_nodes = 2, .ntasks = 4};
+    loom_sched_alloc_t run = {0};
+    assert_int_equal(loom_sched_try_place(nodes, 1, &two, 0, &run), 0);
+    assert_int_equal(loom_sched_alloc_apply(nodes, 1, &run), 0);
+    loom_sched_running_t r = {&run, 100};
+    loom_sched_job_t jobs[] = {
+        {.job_id = 1, .priority = 4, .duration = 500, .req = &four, .no_reserve = true},
+        {.job_id = 2, .priority = 3, .duration = 500, .req = &uneven, .no_reserve = true},
+        {.job_id = 3, .priority = 2, .duration = 200, .req = &two}, /* delays both: starts */
+    };
+    loom_sched_bf_result_t res[3];
+    loom_sched_bf_opts_t o = {.now = 0};
+    assert_int_equal(loom_sched_backfill(nodes, 1, &r, 1, jobs, 3, &o, res), 1);
+    assert_int_equal(res[0].verdict, LOOM_SCHED_NO_RESOURCES);
+    assert_int_equal(res[0].start, 100);
+    assert_int_equal(res[1].verdict, LOOM_SCHED_NO_RESOURCES);
+    assert_int_equal(res[1].start, 100);
+    assert_null(res[1].alloc.nodes[0].cpu_ids); /* a plan: counts only */
+    assert_int_equal(res[2].verdict, LOOM_SCHED_STARTED);
+    loom_sched_alloc_fini(&run);
+    fini_all(nodes, 1, res, 3);
+}
+
 /* -N3 on four nodes whose jobs end at 300, 100, 200, 400: planned at 300. */
 static void test_multi_node_plan(void **state)
 {
@@ -383,8 +413,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slurm_planned_starts), cmocka_unit_test(test_backfill_rule),
-        cmocka_unit_test(test_multi_node_plan),      cmocka_unit_test(test_multi_node_exact),
-        cmocka_unit_test(test_random_properties),
+        cmocka_unit_test(test_no_reserve),           cmocka_unit_test(test_multi_node_plan),
+        cmocka_unit_test(test_multi_node_exact),     cmocka_unit_test(test_random_properties),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,71 @@
+"""PriorityFlags and SchedulerParameters on real daemons.
+
+The sprio figures come from slurmctld 22.05.8 on the same configuration:
+two nodes of 4 CPUs, PriorityWeightJobSize=100000, PriorityWeightPartition=1000,
+PriorityFlags=SMALL_RELATIVE_TO_TIME,NO_NORMAL_PART, partitions pa
+(PriorityJobFactor=7, default) and pb (3). There JOBSIZE was
+(min nodes / cluster nodes) / time limit in minutes (CPUs do not count, no
+time limit gives 0) and PARTITION the raw PriorityJobFactor times the weight.
+"""
+SLEEP = "#!/bin/sh\nsleep %d\n"
+
+FLAGS = """PriorityType=priority/multifactor
+PriorityWeightJobSize=100000
+PriorityWeightPartition=1000
+PriorityWeightAge=0
+PriorityFlags=SMALL_RELATIVE_TO_TIME,NO_NORMAL_PART"""
+
+PARTS = ["PartitionName=pa Nodes=ALL Default=YES MaxTime=INFINITE State=UP PriorityJobFactor=7",
+         "PartitionName=pb Nodes=ALL MaxTime=INFINITE State=UP PriorityJobFactor=3"]
+
+
+def _cols(c, job_id):
+    """sprio -l's PRIORITY, JOBSIZE and PARTITION columns of one job."""
+    f = c.run("sprio", "-l", "-h", "-j", str(job_id)).stdout.split()
+    return (int(f[3]), int(f[8]), int(f[9])) if len(f) >= 10 else None
+
+
+def test_priority_flags_as_slurm(make_cluster):
+    c = make_cluster(nodes=2, cpus=4, gpus=0, conf_extra=FLAGS, partitions=PARTS)
+    for n in c.node_names:  # fill both nodes: everything after pends
+        b = c.submit(SLEEP % 300, ntasks=4, time_limit=10, req_nodes=n)["job_id"]
+        c.wait_job(b, "RUNNING")
+    cases = [  # desc, (PRIORITY, JOBSIZE, PARTITION) as sprio -l printed them
+        (dict(ntasks=1, time_limit=10), (12000, 5000, 7000)),
+        (dict(ntasks=2, time_limit=10), (12000, 5000, 7000)),
+        (dict(nodes=2, ntasks=2, time_limit=10), (17000, 10000, 7000)),
+        (dict(nodes=2, ntasks=8, time_limit=10), (17000, 10000, 7000)),
+        (dict(ntasks=4, time_limit=60), (7833, 833, 7000)),
+        (dict(ntasks=1, time_limit=10, partition="pb"), (8000, 5000, 3000)),
+        (dict(ntasks=1), (7000, 0, 7000)),
+    ]
+    ids = [(c.submit(**d)["job_id"], want) for d, want in cases]
+    for job_id, want in ids:
+        c.wait_for(lambda: _cols(c, job_id) == want, "sprio -l of job %d: %s" % (job_id, want))
+
+
+def test_bad_priority_flags_word(make_cluster):
+    c = make_cluster(nodes=1, cpus=2, gpus=0,
+                     conf_extra=FLAGS.replace("NO_NORMAL_PART", "NO_SUCH_FLAG"))
+    j = c.submit(ntasks=1)["job_id"]  # the controller runs; the word is ignored
+    c.wait_job(j, "COMPLETED")
+    log = "".join(p.read_text() for p in c.logdir.glob("*ctld*"))
+    assert "invalid PriorityFlags word 'NO_SUCH_FLAG'" in log
+
+
+def test_bf_min_age_reserve(make_cluster):
+    """A job younger than bf_min_age_reserve reserves nothing: a lower-priority
+    job that would delay it starts at once (without the setting it waits,
+    as test_sched_policy.test_backfill_starts_small_job_early shows)."""
+    sp = "SchedulerParameters=bf_interval=1,bf_min_age_reserve=600," \
+         "bf_yield_interval=5000,bf_yield_sleep=1000"
+    c = make_cluster(nodes=1, cpus=4, gpus=0, conf_extra=sp)
+    blocker = c.submit(SLEEP % 120, ntasks=2, time_limit=2)["job_id"]
+    c.wait_job(blocker, "RUNNING")
+    big = c.submit(SLEEP % 5, ntasks=4, time_limit=5)["job_id"]
+    late = c.submit(SLEEP % 60, ntasks=2, time_limit=10)["job_id"]
+    c.wait_job(late, "RUNNING", timeout=30)
+    rec = c.job(big)
+    assert c.state_of(rec) == "PENDING" and rec["reason"] == "Resources"
+    for j in (blocker, big, late):
+        c.rpc("job.signal", job_id=j, cancel=True, signal=9)
