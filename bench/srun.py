@@ -7,12 +7,27 @@ allocation, launches 8 tasks per node through the nodes' step supervisors,
 collects their exits, gives the allocation back) and reports the median and
 95th percentile wall time. Real Slurm (Debian's slurm-wlm, one host through
 bench/slurm_local.sh, when installed and we are root) can run one slurmd per
-host only, so it is measured for K = 1, and the table compares K = 1; the
-other rows show how Loom's launch time grows with the node count. Also
-measures `srun -n 8 true` inside an allocation (the step alone). This is a
-measurement, never a test assertion.
+host only (slurm-wlm is built without --enable-multiple-slurmd), so it is
+measured for K = 1, and the table compares K = 1; the other rows show how
+Loom's launch time grows with the node count. Also measures `srun -n 8 true`
+inside an allocation (the step alone). Loom K = 1 and Slurm take turns run
+by run (warm-up, then one Loom run, one Slurm run, ...), so both see the
+same machine load. This is a measurement, never a test assertion.
 
   bench/srun.py [--build build/release] [--runs 20] [--nodes 1,2,4,8]
+
+Figures (2026-11-21, `bench/srun.py --build <RelWithDebInfo build> --runs 20`,
+the 2-core build machine shared with other jobs: load average 9 to 11):
+
+  command                                  loom (med / p95)   slurm (med / p95)   slurm/loom
+  srun -N 1 -n 8 true                       67.4 /  113.7      219.6 /  330.8        3.3
+  srun -n 8 true (in salloc)                56.3 /  160.7      211.9 /  334.7        3.8
+  srun -N 2 -n 16 true                      99.7 /  202.3          -
+  srun -N 4 -n 32 true                     127.0 /  206.3          -
+  srun -N 8 -n 64 true                     229.6 /  383.1          -
+
+On a quiet moment of the same machine a single `srun -N1 -n8 true` takes
+30 to 40 ms; under this load the 5x target is not reached.
 """
 import argparse
 import os
@@ -27,16 +42,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def timed(env, argv, runs):
-    """Wall times (s) of runs executions of argv; fails loudly on a bad exit."""
-    out = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        r = subprocess.run(argv, env=env, capture_output=True, text=True)
-        out.append(time.perf_counter() - t)
-        if r.returncode != 0:
-            raise RuntimeError("%s failed (%d): %s" % (" ".join(argv), r.returncode, r.stderr))
-    return out
+def timed_once(env, argv):
+    t = time.perf_counter()
+    r = subprocess.run(argv, env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(argv), r.returncode, r.stderr))
+    return time.perf_counter() - t
 
 
 def stats(times):
@@ -45,7 +56,50 @@ def stats(times):
     return statistics.median(s), p95
 
 
-def loom_run(build, nodes, runs, tmp):
+# Inside an allocation: time each step launch from the same process; one
+# line per step on request (a line on stdin), so that two systems can take
+# turns.
+STEP_LOOP = """
+import subprocess, sys, time
+for _ in sys.stdin:
+    t = time.perf_counter()
+    subprocess.run([{srun!r}, "-n", "8", "true"], check=True)
+    print("%.6f" % (time.perf_counter() - t), flush=True)
+"""
+
+
+class Side:
+    """One system (Loom with K nodes, or real Slurm) ready to be timed."""
+
+    def __init__(self, name, env, srun, nodes):
+        self.name, self.env, self.srun, self.nodes = name, env, srun, nodes
+        self.argv = [srun, "-N", str(nodes), "-n", str(nodes * 8), "true"]
+        self.times = {"alloc+step": [], "step only": []}
+        self.loop = None
+
+    def warm(self):
+        for _ in range(2):  # page cache, first connections
+            timed_once(self.env, self.argv)
+
+    def alloc_step(self):
+        self.times["alloc+step"].append(timed_once(self.env, self.argv))
+
+    def start_loop(self, salloc):
+        self.loop = subprocess.Popen([salloc, "-Q", "-N1", "-n8", sys.executable, "-c",
+                                      STEP_LOOP.format(srun=self.srun)], env=self.env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def step_only(self):
+        self.loop.stdin.write("\n")
+        self.loop.stdin.flush()
+        self.times["step only"].append(float(self.loop.stdout.readline()))
+
+    def end_loop(self):
+        self.loop.stdin.close()
+        self.loop.wait(timeout=60)
+
+
+def loom_up(build, nodes, tmp):
     bindir = os.path.join(build, "bin")
     rundir = os.path.join(tmp, "loom-%d" % nodes)
     subprocess.run([os.path.join(bindir, "loom"), "up", "--dir", rundir, "--nodes", str(nodes),
@@ -53,35 +107,15 @@ def loom_run(build, nodes, runs, tmp):
                    capture_output=True)
     env = dict(os.environ, SLURM_CONF=os.path.join(rundir, "etc", "slurm.conf"),
                PATH=bindir + ":" + os.environ.get("PATH", ""))
-    try:
-        srun = os.path.join(bindir, "srun")
-        argv = [srun, "-N", str(nodes), "-n", str(nodes * 8), "true"]
-        timed(env, argv, 2)  # warm up (page cache, first connections)
-        res = {"alloc+step": stats(timed(env, argv, runs))}
-        if nodes == 1:
-            inner = [os.path.join(bindir, "salloc"), "-Q", "-N1", "-n8", sys.executable, "-c",
-                     STEP_LOOP.format(runs=runs, srun=srun)]
-            r = subprocess.run(inner, env=env, capture_output=True, text=True, check=True)
-            res["step only"] = stats([float(x) for x in r.stdout.split()])
-        return res
-    finally:
-        subprocess.run([os.path.join(bindir, "loom"), "down", "--dir", rundir],
-                       capture_output=True)
+    return Side("loom", env, os.path.join(bindir, "srun"), nodes), rundir
 
 
-# Inside an allocation: time each step launch from the same process.
-STEP_LOOP = """
-import subprocess, time
-out = []
-for _ in range({runs}):
-    t = time.perf_counter()
-    subprocess.run([{srun!r}, "-n", "8", "true"], check=True)
-    out.append(time.perf_counter() - t)
-print(" ".join("%.6f" % x for x in out))
-"""
+def loom_down(build, rundir):
+    subprocess.run([os.path.join(build, "bin", "loom"), "down", "--dir", rundir],
+                   capture_output=True)
 
 
-def slurm_run(runs, tmp):
+def slurm_up(tmp):
     if os.geteuid() != 0:
         return None, "not root"
     d = os.path.join(tmp, "slurm")
@@ -90,21 +124,33 @@ def slurm_run(runs, tmp):
     if r.returncode != 0:
         return None, (r.stderr.strip() or "slurm_local.sh failed")
     env = dict(os.environ, SLURM_CONF=os.path.join(d, "slurm.conf"))
-    try:
-        argv = ["srun", "-N", "1", "-n", "8", "true"]
-        timed(env, argv, 2)
-        res = {"alloc+step": stats(timed(env, argv, runs))}
-        inner = ["salloc", "-Q", "-N1", "-n8", sys.executable, "-c", STEP_LOOP.format(runs=runs, srun="srun")]
-        r = subprocess.run(inner, env=env, capture_output=True, text=True, check=True)
-        res["step only"] = stats([float(x) for x in r.stdout.split()])
-        return res, None
-    finally:
-        for name in ("slurmd.pid", "slurmctld.pid"):  # stop exactly what was started
-            try:
-                with open(os.path.join(d, name)) as f:
-                    os.kill(int(f.read().strip()), signal.SIGTERM)
-            except (OSError, ValueError):
-                pass
+    return Side("slurm", env, "srun", 1), d
+
+
+def slurm_down(d):
+    for name in ("slurmd.pid", "slurmctld.pid"):  # stop exactly what was started
+        try:
+            with open(os.path.join(d, name)) as f:
+                os.kill(int(f.read().strip()), signal.SIGTERM)
+        except (OSError, ValueError):
+            pass
+
+
+def take_turns(sides, runs, salloc):
+    """Each measurement once per side in turn: the same machine load for all."""
+    for s in sides:
+        s.warm()
+    for _ in range(runs):
+        for s in sides:
+            s.alloc_step()
+    if sides[0].nodes == 1:
+        for s, sa in zip(sides, salloc):
+            s.start_loop(sa)
+        for _ in range(runs):
+            for s in sides:
+                s.step_only()
+        for s in sides:
+            s.end_loop()
 
 
 def main():
@@ -115,22 +161,36 @@ def main():
     ap.add_argument("--no-slurm", action="store_true")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="loom-bench-srun-")
+    slurm, sdir = (None, "--no-slurm") if a.no_slurm else slurm_up(tmp)
     loom = {}
-    for k in [int(x) for x in a.nodes.split(",")]:
-        loom[k] = loom_run(a.build, k, a.runs, tmp)
-    slurm, why = (None, "--no-slurm") if a.no_slurm else slurm_run(a.runs, tmp)
+    try:
+        for k in [int(x) for x in a.nodes.split(",")]:
+            side, rundir = loom_up(a.build, k, tmp)
+            try:
+                sides = [side] + ([slurm] if slurm and k == 1 else [])
+                take_turns(sides, a.runs, [os.path.join(a.build, "bin", "salloc"), "salloc"])
+                loom[k] = side
+            finally:
+                loom_down(a.build, rundir)
+    finally:
+        if slurm:
+            slurm_down(sdir)
     print("\nsrun launch time, %d runs each (median / p95, milliseconds)" % a.runs)
     print("%-36s %18s %18s %10s" % ("command", "loom", "slurm", "slurm/loom"))
-    for k, res in sorted(loom.items()):
-        for what, (med, p95) in res.items():
+    for k, side in sorted(loom.items()):
+        for what, times in side.times.items():
+            if not times:
+                continue
+            med, p95 = stats(times)
             cmd = ("srun -N %d -n %d true" % (k, 8 * k)) if what == "alloc+step" else \
                   "srun -n 8 true (in salloc)"
-            s = slurm.get(what) if (slurm and k == 1) else None
+            st = slurm.times[what] if (slurm and k == 1) else None
+            s = stats(st) if st else None
             sl = "%8.1f / %7.1f" % (s[0] * 1e3, s[1] * 1e3) if s else "-"
             ratio = "%10.1f" % (s[0] / med) if s else ""
             print("%-36s %8.1f / %7.1f %18s %s" % (cmd, med * 1e3, p95 * 1e3, sl, ratio))
     if not slurm:
-        print("(real Slurm not measured: %s)" % why)
+        print("(real Slurm not measured: %s)" % sdir)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ALLOC_POLL_FIRST_MS 2
+#define ALLOC_POLL_FIRST_MS 1
+#define ALLOC_POLL_FAST_MS  30 /* polled every ms this long: a free cluster starts it in a few */
 #define ALLOC_POLL_MAX_MS   250
 
 json_t *srun_job_record(loom_cli_t *cli, uint32_t job_id)
@@ -125,7 +126,8 @@ static int alloc_wait(loom_cli_t *cli, uint32_t id, const srun_alloc_opts_t *o, 
             loom_cli_info(cli, "Job allocation %u has been revoked.", id);
             return -EINTR;
         }
-        delay = delay * 2 > ALLOC_POLL_MAX_MS ? ALLOC_POLL_MAX_MS : delay * 2;
+        if (waited >= ALLOC_POLL_FAST_MS)
+            delay = delay * 2 > ALLOC_POLL_MAX_MS ? ALLOC_POLL_MAX_MS : delay * 2;
     }
 }
 

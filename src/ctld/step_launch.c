@@ -43,6 +43,7 @@ typedef struct ctld_launch {
     uint32_t job_id, step_id;
     size_t pending;
     bool failed;
+    int journal_rc; /* < 0: the step.create event could not be written */
     char fail_node[128];
     char fail_msg[256];
     json_t *gathered; /* step.stat: per-node answers */
@@ -210,9 +211,12 @@ static void launch_done(launch_t *l)
         launch_answer(l, launch_success(c, job, s, l->req));
         return;
     }
-    json_t *reply = loom_msg_reply(l->req, -LOOM_ESTEP_LAUNCH,
-                                   "Task launch for StepId=%u.%u failed on node %s: %s",
-                                   (unsigned)job->id, (unsigned)s->id, l->fail_node, l->fail_msg);
+    json_t *reply =
+        l->journal_rc < 0
+            ? loom_msg_reply(l->req, l->journal_rc, "the state journal failed")
+            : loom_msg_reply(l->req, -LOOM_ESTEP_LAUNCH,
+                             "Task launch for StepId=%u.%u failed on node %s: %s",
+                             (unsigned)job->id, (unsigned)s->id, l->fail_node, l->fail_msg);
     launch_kill_step(c, job, s, SIGKILL, "signal");
     ctld_step_commit_end(c, job, s->id, 1 << 8, NULL);
     launch_answer(l, reply);
@@ -240,28 +244,13 @@ static void launch_replied(ctld_t *c, void *arg, json_t *reply)
         launch_done(l);
 }
 
-/* The step.create event is durable: send step.launch to every node. */
+/* The step.create event is durable (or the journal failed). */
 static void launch_durable(void *arg, int status)
 {
     launch_t *l = arg;
-    ctld_t *c = l->c;
-    ctld_job_t *job = ctld_job_find(c, l->job_id);
-    ctld_step_t *s = job ? ctld_job_step_find(job, l->step_id) : NULL;
-    if (status < 0 || !s || loom_job_base(job->state) != LOOM_JOB_RUNNING) {
-        launch_answer(l, loom_msg_reply(l->req, status < 0 ? status : -LOOM_EALREADY_DONE,
-                                        status < 0 ? "the state journal failed"
-                                                   : "Job/step already completing or completed"));
-        return;
-    }
-    l->pending = s->nnodes + 1; /* +1 until every request is out */
-    for (uint32_t i = 0; i < s->nnodes; i++) {
-        launch_one_t *one = loom_xcalloc(1, sizeof(*one));
-        *one = (launch_one_t){l, i};
-        json_t *body = launch_body(c, job, s, i, l->req);
-        if (ctld_node_request(c, launch_node(c, job, &s->x->nodes[i]), body, launch_replied, one) <
-            0)
-            launch_replied(c, one, NULL);
-        json_decref(body);
+    if (status < 0 && !l->journal_rc) {
+        l->failed = true;
+        l->journal_rc = status;
     }
     if (--l->pending == 0)
         launch_done(l);
@@ -296,6 +285,29 @@ static void launch_after_journal(ctld_t *c, launch_t *l, loom_journal_done_f *cb
     int st = c->journal && c->req_seq ? loom_journal_wait(c->journal, c->req_seq, cb, l) : 1;
     if (st != 0)
         cb(l, st > 0 ? 0 : st);
+}
+
+/* step.launch to every node at once: the supervisors start while the
+ * step.create event is being written (as slurmctld launches before its state
+ * is saved); srun has its answer once the nodes have answered and the event
+ * is durable. */
+static void launch_send(ctld_t *c, launch_t *l)
+{
+    ctld_job_t *job = ctld_job_find(c, l->job_id);
+    ctld_step_t *s = job ? ctld_job_step_find(job, l->step_id) : NULL;
+    l->pending = (s ? s->nnodes : 0) + 2; /* + the journal, + until every request is out */
+    for (uint32_t i = 0; s && i < s->nnodes; i++) {
+        launch_one_t *one = loom_xcalloc(1, sizeof(*one));
+        *one = (launch_one_t){l, i};
+        json_t *body = launch_body(c, job, s, i, l->req);
+        if (ctld_node_request(c, launch_node(c, job, &s->x->nodes[i]), body, launch_replied, one) <
+            0)
+            launch_replied(c, one, NULL);
+        json_decref(body);
+    }
+    launch_after_journal(c, l, launch_durable);
+    if (--l->pending == 0)
+        launch_done(l);
 }
 
 static ctld_job_t *launch_job(ctld_t *c, const json_t *req, loom_err_t *err)
@@ -352,7 +364,7 @@ int ctld_step_h_create(ctld_t *c, const ctld_peer_t *peer, const json_t *req, js
         uint32_t id = job->next_step_id;
         rc = ctld_step_commit_create(c, job, s, &err);
         if (rc == 0) {
-            launch_after_journal(c, launch_new(c, peer, req, job->id, id), launch_durable);
+            launch_send(c, launch_new(c, peer, req, job->id, id));
             return CTLD_REPLY_LATER;
         }
     }
