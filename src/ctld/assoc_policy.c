@@ -122,29 +122,11 @@ static bool policy_wall_over(int64_t lim, int64_t time_limit)
     return lim >= 0 && (time_limit < 0 || time_limit > lim);
 }
 
-/* Per-job limits: no waiting frees them. */
-static const char *policy_never(const ctld_policy_in_t *in)
-{
-    const ctld_qos_t *q = in->qos;
-    const ctld_assoc_t *a = in->assoc;
-    if (q && policy_wall_over(q->max_wall, in->time_limit))
-        return "QOSMaxWallDurationPerJobLimit";
-    if (a && (!q || q->max_wall < 0) && policy_wall_over(a->max_wall, in->time_limit))
-        return "AssocMaxWallDurationPerJobLimit";
-    const char *t;
-    if (q && (t = policy_tres_over(&q->max_tres, NULL, in->job, NULL)))
-        return policy_tres_reason(true, POL_PER_JOB, t);
-    if (a && (t = policy_tres_over(&a->max_tres, NULL, in->job, q ? &q->max_tres : NULL)))
-        return policy_tres_reason(false, POL_PER_JOB, t);
-    if (q && (t = policy_per_node_over(&q->max_tres_per_node, in->job, NULL)))
-        return policy_tres_reason(true, POL_PER_NODE, t);
-    if (a && (t = policy_per_node_over(&a->max_tres_per_node, in->job,
-                                       q ? &q->max_tres_per_node : NULL)))
-        return policy_tres_reason(false, POL_PER_NODE, t);
-    return NULL;
-}
-
-static const char *policy_qos_now(const ctld_policy_in_t *in)
+/* slurmctld's order: before a placement the job counts and the wall time
+ * (the QOS, then the user's association, then the Grp jobs of its
+ * parents); after it the TRES (the QOS, then the associations). *never:
+ * a per-job limit, which no waiting frees. */
+static const char *policy_qos_pre(const ctld_policy_in_t *in, bool *never)
 {
     const ctld_qos_t *q = in->qos;
     if (q->grp_jobs >= 0 && policy_jobs(in->qos_use) + 1 > q->grp_jobs)
@@ -153,14 +135,8 @@ static const char *policy_qos_now(const ctld_policy_in_t *in)
         return "QOSMaxJobsPerUserLimit";
     if (q->max_jobs_pa >= 0 && policy_jobs(in->qos_acct_use) + 1 > q->max_jobs_pa)
         return "MaxJobsPerAccount";
-    const char *t;
-    if ((t = policy_tres_over(&q->grp_tres, policy_tres(in->qos_use), in->job, NULL)))
-        return policy_tres_reason(true, POL_GRP, t);
-    if ((t = policy_tres_over(&q->max_tres_pu, policy_tres(in->qos_user_use), in->job, NULL)))
-        return policy_tres_reason(true, POL_PER_USER, t);
-    if ((t = policy_tres_over(&q->max_tres_pa, policy_tres(in->qos_acct_use), in->job, NULL)))
-        return policy_tres_reason(true, POL_PER_ACCT, t);
-    return NULL;
+    *never = policy_wall_over(q->max_wall, in->time_limit);
+    return *never ? "QOSMaxWallDurationPerJobLimit" : NULL;
 }
 
 static const ctld_policy_use_t *policy_assoc_use(const ctld_policy_in_t *in, const ctld_assoc_t *a)
@@ -168,21 +144,62 @@ static const ctld_policy_use_t *policy_assoc_use(const ctld_policy_in_t *in, con
     return in->assoc_use ? in->assoc_use[a->idx] : NULL;
 }
 
-static const char *policy_assoc_now(const ctld_policy_in_t *in)
+static const char *policy_assoc_pre(const ctld_policy_in_t *in, bool *never)
 {
     const ctld_qos_t *q = in->qos;
     const ctld_assoc_t *a = in->assoc;
-    if (a->max_jobs >= 0 && (!q || q->max_jobs_pu < 0) &&
-        policy_jobs(policy_assoc_use(in, a)) + 1 > a->max_jobs)
-        return "AssocMaxJobsLimit";
     for (int depth = 0; a && depth < 256; a = a->parent, depth++) {
         const ctld_policy_use_t *u = policy_assoc_use(in, a);
         if (a->grp_jobs >= 0 && (!q || q->grp_jobs < 0) && policy_jobs(u) + 1 > a->grp_jobs)
             return "AssocGrpJobsLimit";
-        const char *t =
-            policy_tres_over(&a->grp_tres, policy_tres(u), in->job, q ? &q->grp_tres : NULL);
+        if (depth > 0)
+            continue; /* MaxJobs and MaxWall: the job's own association only */
+        if (a->max_jobs >= 0 && (!q || q->max_jobs_pu < 0) && policy_jobs(u) + 1 > a->max_jobs)
+            return "AssocMaxJobsLimit";
+        *never = (!q || q->max_wall < 0) && policy_wall_over(a->max_wall, in->time_limit);
+        if (*never)
+            return "AssocMaxWallDurationPerJobLimit";
+    }
+    return NULL;
+}
+
+static const char *policy_qos_tres(const ctld_policy_in_t *in, bool *never)
+{
+    const ctld_qos_t *q = in->qos;
+    const char *t;
+    if ((t = policy_tres_over(&q->grp_tres, policy_tres(in->qos_use), in->job, NULL)))
+        return policy_tres_reason(true, POL_GRP, t);
+    *never = true;
+    if ((t = policy_tres_over(&q->max_tres, NULL, in->job, NULL)))
+        return policy_tres_reason(true, POL_PER_JOB, t);
+    if ((t = policy_per_node_over(&q->max_tres_per_node, in->job, NULL)))
+        return policy_tres_reason(true, POL_PER_NODE, t);
+    *never = false;
+    if ((t = policy_tres_over(&q->max_tres_pu, policy_tres(in->qos_user_use), in->job, NULL)))
+        return policy_tres_reason(true, POL_PER_USER, t);
+    if ((t = policy_tres_over(&q->max_tres_pa, policy_tres(in->qos_acct_use), in->job, NULL)))
+        return policy_tres_reason(true, POL_PER_ACCT, t);
+    return NULL;
+}
+
+static const char *policy_assoc_tres(const ctld_policy_in_t *in, bool *never)
+{
+    const ctld_qos_t *q = in->qos;
+    const ctld_assoc_t *a = in->assoc;
+    for (int depth = 0; a && depth < 256; a = a->parent, depth++) {
+        const char *t = policy_tres_over(&a->grp_tres, policy_tres(policy_assoc_use(in, a)),
+                                         in->job, q ? &q->grp_tres : NULL);
         if (t)
             return policy_tres_reason(false, POL_GRP, t);
+        if (depth > 0)
+            continue;
+        *never = true;
+        if ((t = policy_tres_over(&a->max_tres, NULL, in->job, q ? &q->max_tres : NULL)))
+            return policy_tres_reason(false, POL_PER_JOB, t);
+        t = policy_per_node_over(&a->max_tres_per_node, in->job, q ? &q->max_tres_per_node : NULL);
+        if (t)
+            return policy_tres_reason(false, POL_PER_NODE, t);
+        *never = false;
     }
     return NULL;
 }
@@ -190,14 +207,16 @@ static const char *policy_assoc_now(const ctld_policy_in_t *in)
 const char *ctld_policy_check(const ctld_policy_in_t *in, bool *never)
 {
     *never = false;
-    const char *why = policy_never(in);
-    if (why) {
-        *never = true;
-        return why;
-    }
-    if (in->qos && (why = policy_qos_now(in)))
-        return why;
-    return in->assoc ? policy_assoc_now(in) : NULL;
+    const char *why = NULL;
+    if (in->qos)
+        why = policy_qos_pre(in, never);
+    if (!why && in->assoc)
+        why = policy_assoc_pre(in, never);
+    if (!why && in->qos)
+        why = policy_qos_tres(in, never);
+    if (!why && in->assoc)
+        why = policy_assoc_tres(in, never);
+    return why;
 }
 
 /* ---- a job's TRES ------------------------------------------------------------------------ */
@@ -523,7 +542,7 @@ static int policy_limits(ctld_t *c, ctld_job_t *job, const ctld_assoc_t *a, cons
     if (!why)
         return 0;
     loom_info("job from user %s: exceeded association/QOS limit: %s", job->user, why);
-    return loom_errf(err, -LOOM_EQOS_POLICY, "%s", loom_strerror(-LOOM_EQOS_POLICY));
+    return loom_errf(err, -LOOM_EQOS_POLICY, "%s", why); /* sbatch shows it first, as Slurm's */
 }
 
 int ctld_policy_submit(ctld_t *c, ctld_job_t *job, loom_err_t *err)
@@ -552,7 +571,7 @@ int ctld_policy_submit(ctld_t *c, ctld_job_t *job, loom_err_t *err)
     return (enf & LOOM_ENFORCE_LIMITS) ? policy_limits(c, job, a, q, err) : 0;
 }
 
-int ctld_policy_update(ctld_t *c, const ctld_job_t *job, loom_err_t *err)
+int ctld_policy_update(ctld_t *c, const ctld_job_t *job, bool admin, loom_err_t *err)
 {
     if (!ctld_assoc_enabled(c))
         return 0;
@@ -563,7 +582,7 @@ int ctld_policy_update(ctld_t *c, const ctld_job_t *job, loom_err_t *err)
         return loom_errf(err, -LOOM_EINVAL_ACCOUNT, "%s", loom_strerror(-LOOM_EINVAL_ACCOUNT));
     const ctld_qos_t *q = job->qos && *job->qos ? ctld_assoc_qos(t, job->qos) : NULL;
     if (a && job->qos && *job->qos && (enf & LOOM_ENFORCE_QOS) &&
-        (!q || !ctld_assoc_qos_allowed(a, q->name)))
+        (!q || (!admin && !ctld_assoc_qos_allowed(a, q->name))))
         return loom_errf(err, -LOOM_EINVAL_QOS, "%s", loom_strerror(-LOOM_EINVAL_QOS));
     return 0;
 }

@@ -67,8 +67,9 @@ void ctld_policy_job_tres(const ctld_job_t *job, ctld_tres_t *out);
 /* Submission: fill account and QOS, reject what the enforcement rejects. */
 int ctld_policy_submit(ctld_t *c, ctld_job_t *job, loom_err_t *err);
 /* scontrol update of a pending job's Account, QOS or Partition: the new
- * combination must have an association and may use its QOS. */
-int ctld_policy_update(ctld_t *c, const ctld_job_t *job, loom_err_t *err);
+ * combination must have an association, and its QOS must exist and (unless
+ * an administrator asks, as slurmctld allows) be one the association may use. */
+int ctld_policy_update(ctld_t *c, const ctld_job_t *job, bool admin, loom_err_t *err);
 /* Drop the entries (sorted, as a pass sees them) whose jobs would go over a
  * limit, setting their reasons when set_reason; returns the new count.
  * Entries of one offer share a slot (< nslots). */

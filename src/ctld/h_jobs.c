@@ -486,7 +486,8 @@ static int h_upd_translate(const ctld_t *c, const ctld_job_t *job, const json_t 
 }
 
 /* Apply the changes to a copy first: nothing is journaled unless the result is valid. */
-static int h_upd_dry_run(ctld_t *c, const ctld_job_t *job, const json_t *set, loom_err_t *err)
+static int h_upd_dry_run(ctld_t *c, const ctld_job_t *job, const json_t *set, bool admin,
+                         loom_err_t *err)
 {
     json_t *rec = ctld_job_record(c, job, CTLD_REC_FULL);
     json_object_del(rec, "alloc"); /* the copy must not touch the node model */
@@ -497,7 +498,7 @@ static int h_upd_dry_run(ctld_t *c, const ctld_job_t *job, const json_t *set, lo
         rc = ctld_job_apply_changes(c, copy, set, err);
     if (rc == 0 && (json_object_get(set, "account") || json_object_get(set, "qos") ||
                     json_object_get(set, "partition")))
-        rc = ctld_policy_update(c, copy, err); /* an association, a QOS it may use */
+        rc = ctld_policy_update(c, copy, admin, err); /* an association, a QOS it may use */
     if (rc == 0 && loom_job_base(copy->state) == LOOM_JOB_PENDING)
         rc = ctld_job_check_fit(c, copy, err);
     ctld_job_free(copy);
@@ -513,7 +514,7 @@ static int h_upd_one(ctld_t *c, const ctld_peer_t *peer, ctld_job_t *job, const 
     json_t *set = json_object();
     int rc = h_upd_translate(c, job, changes, peer->role >= LOOM_ROLE_ADMIN, set, err);
     if (rc == 0 && json_object_size(set))
-        rc = h_upd_dry_run(c, job, set, err);
+        rc = h_upd_dry_run(c, job, set, peer->role >= LOOM_ROLE_ADMIN, err);
     if (rc == 0 && json_object_size(set)) {
         json_t *ev = json_pack("{s:s, s:I, s:O}", "ev", "job.update", "job_id", (json_int_t)job->id,
                                "set", set);

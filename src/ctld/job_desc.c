@@ -691,7 +691,8 @@ static int desc_dependency(const ctld_t *c, ctld_job_t *job, loom_err_t *err)
  * others the error's own text (the detail goes to the log). */
 static int desc_slurm_words(loom_err_t *err, int rc)
 {
-    if (!err || rc == -LOOM_EINVAL_PARTITION || rc == -LOOM_ENODE_CONFIG)
+    if (!err || rc == -LOOM_EINVAL_PARTITION || rc == -LOOM_ENODE_CONFIG ||
+        rc == -LOOM_EQOS_POLICY) /* the limit's reason name first (assoc_policy.c) */
         return rc;
     loom_verbose("job rejected: %s", err->msg);
     return loom_errf(err, rc, "%s", loom_strerror(rc));

@@ -176,7 +176,9 @@ def test_submit_limit_rejected(acct):
     assert a.sbatch("--wrap=sleep 30").returncode == 0
     p = a.sbatch("--wrap=sleep 30")
     assert p.returncode == 1
-    assert p.stderr == ("sbatch: error: Batch job submission failed: Job violates accounting/QOS "
+    # As sbatch prints it against slurmctld 22.05.8: the limit's reason, then the error.
+    assert p.stderr == ("sbatch: error: AssocMaxSubmitJobLimit\n"
+                        "sbatch: error: Batch job submission failed: Job violates accounting/QOS "
                         "policy (job submit limit, user's size and/or time limits)\n")
     p = a.sbatch("--array=0-1", "--wrap=true")
     assert p.returncode == 1 and "Job violates accounting/QOS policy" in p.stderr
@@ -271,9 +273,14 @@ def test_update_account_qos(acct):
     j = a.sbatch("--hold", "--wrap=true").stdout.strip()
     p = a.c.run("scontrol", "update", "jobid=" + j, "Account=nosuch")
     assert p.returncode == 1 and "Invalid account or account/partition combination" in p.stderr
-    p = a.c.run("scontrol", "update", "jobid=" + j, "QOS=fast")
+    p = a.c.run("scontrol", "update", "jobid=" + j, "QOS=nosuch")
     assert p.returncode == 1 and "Invalid qos specification" in p.stderr
     assert a.c.job(int(j))["account"] == "phys" and a.c.job(int(j))["qos"] == "normal"
+    # An administrator (the test may run as root) may pick any QOS, as on slurmctld.
+    if a.c.user == "root":
+        p = a.c.run("scontrol", "update", "jobid=" + j, "QOS=fast")
+        assert p.returncode == 0, p.stderr
+        assert a.c.job(int(j))["qos"] == "fast"
     gen = a.generation()
     a.mgr("add", "user", a.c.user, "account=chem")
     a.wait_loaded(gen)
@@ -296,3 +303,26 @@ def test_removed_qos_holds_job(acct):
     a.c.run("scontrol", "release", str(j), check=True)
     a.c.wait_for(lambda: a.reason(j) == "InvalidQOS", "InvalidQOS")
     assert a.c.job(j)["state"][0] == "PENDING"
+
+
+def test_deny_on_limit(acct):
+    """Over a per-job limit: pending by default, rejected under DenyOnLimit
+    (both as slurmctld 22.05.8 does with the same QOS)."""
+    a = acct()
+    a.mgr("add", "account", "phys")
+    a.mgr("add", "qos", "fast", "maxwall=30")
+    a.add_user("phys", "qos=fast")
+    a.c.start()
+    gen = a.wait_loaded()
+    j = int(a.sbatch("-t", "60", "--wrap=true").stdout)
+    assert a.c.job(j)["qos"] == "fast"  # the association's only QOS
+    a.c.wait_for(lambda: a.reason(j) == "QOSMaxWallDurationPerJobLimit", "the QOS MaxWall")
+    k = int(a.sbatch("--wrap=sleep 300").stdout)
+    assert a.c.job(k)["time_limit"] == 30
+    a.mgr("modify", "qos", "fast", "set", "flags=DenyOnLimit")
+    a.wait_loaded(gen)
+    p = a.sbatch("-t", "60", "--wrap=true")
+    assert p.returncode == 1
+    assert p.stderr == ("sbatch: error: QOSMaxWallDurationPerJobLimit\n"
+                        "sbatch: error: Batch job submission failed: Job violates accounting/QOS "
+                        "policy (job submit limit, user's size and/or time limits)\n")

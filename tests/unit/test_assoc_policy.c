@@ -89,8 +89,14 @@ static const policy_case_t cases[] = {
     {"qos license", "b", "cpu=1,license/matlab=1", 10, 0, "", 0, "", 1, "license/matlab=1",
      "QOSGrpLicense", false},
     {"qos other tres", "b", "cpu=1,fs/disk=6", 10, 0, "", 0, "", 0, "", "QOSGrpUnknown", false},
-    {"assoc max cpu per job still applies", "q", "cpu=5", 10, 0, "", 0, "", 0, "",
-     "AssocMaxCpuPerJobLimit", true},
+    {"qos tres before the association's", "q", "cpu=5", 10, 0, "", 0, "", 0, "", "QOSMaxCpuPerNode",
+     true},
+    {"counts before wall", NULL, "cpu=1", 61, 2, "cpu=2", 2, "cpu=2", 0, "", "AssocMaxJobsLimit",
+     false},
+    {"qos counts before assoc wall", "pa", "cpu=1", 61, 0, "", 0, "", 2, "cpu=2",
+     "MaxJobsPerAccount", false},
+    {"grp jobs of a parent after the user's wall", NULL, "cpu=1", 61, 0, "", 4, "cpu=4", 0, "",
+     "AssocMaxWallDurationPerJobLimit", true},
 };
 
 static void use_of(ctld_policy_use_t *u, int64_t jobs, const char *tres)
