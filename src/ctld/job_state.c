@@ -179,6 +179,12 @@ static int state_apply_job(ctld_t *c, const json_t *ev, loom_err_t *err)
 
 /* ---- other events ---------------------------------------------------------- */
 
+static bool state_holds_alloc(uint32_t state)
+{
+    loom_job_state_t b = loom_job_base(state);
+    return b == LOOM_JOB_RUNNING || b == LOOM_JOB_SUSPENDED || (state & LOOM_JOB_F_COMPLETING);
+}
+
 static int state_apply_submit(ctld_t *c, const json_t *ev, loom_err_t *err)
 {
     ctld_job_t *job = NULL;
@@ -193,7 +199,9 @@ static int state_apply_submit(ctld_t *c, const json_t *ev, loom_err_t *err)
     ctld_jobs_advance_id(c, job->id);
     if (job->prio_base && job->prio_base < c->last_prio)
         c->last_prio = job->prio_base;
-    if (job->alloc.nnodes && ctld_job_alloc_apply(c, job) < 0)
+    /* A finished job keeps its allocation in its record (nodes, TRES) but no
+     * longer holds it: only running, suspended and completing jobs do. */
+    if (job->alloc.nnodes && state_holds_alloc(job->state) && ctld_job_alloc_apply(c, job) < 0)
         loom_error("job %u: its allocation overlaps another one", job->id);
     ctld_jobs_refile(c, job, job->state);
     return 0;

@@ -60,11 +60,15 @@ typedef struct {
     int snap_fd; /* -1 once closed */
     uint64_t snap_seq;
     bool rotate;      /* start segment snap_seq + 1 after the snapshot */
-    aux_chunk_t *aux; /* written after the entries, in the same round */
+    aux_chunk_t *aux; /* written beside the entries, in the same round */
     size_t naux;
     aux_file_t *auxf;
-    int new_fd; /* out */
-    int status; /* out */
+    uv_work_t aux_work; /* the aux write+fdatasync runs beside the entries' */
+    bool aux_inline;    /* ... or after them, in the same work item */
+    int aux_status;     /* out */
+    int parts;          /* work items still running */
+    int new_fd;         /* out */
+    int status;         /* out */
 } batch_t;
 
 struct loom_journal {
@@ -334,7 +338,7 @@ static void journal_work(uv_work_t *w)
     b->status = 0;
     if (b->data.len)
         b->status = journal_write_entries(b->fd, &b->data, b->off, &b->alloc_end);
-    for (size_t i = 0; i < b->naux && b->status == 0; i++)
+    for (size_t i = 0; b->aux_inline && i < b->naux && b->status == 0; i++)
         b->status = journal_write_aux(b->auxf, &b->aux[i]);
     if (b->status == 0 && b->snap) {
         b->status = journal_commit_snapshot(b->dir, &b->snap_fd);
@@ -368,11 +372,26 @@ static void journal_run_waiters(loom_journal_t *j, int status)
     }
 }
 
+/* Thread pool: the aux chunks, beside the entries (two fdatasyncs at once). */
+static void journal_aux_work(uv_work_t *w)
+{
+    batch_t *b = w->data;
+    b->aux_status = 0;
+    for (size_t i = 0; i < b->naux && b->aux_status == 0; i++)
+        b->aux_status = journal_write_aux(b->auxf, &b->aux[i]);
+}
+
 static void journal_after_work(uv_work_t *w, int uvstatus)
 {
     batch_t *b = w->data;
     loom_journal_t *j = b->j;
-    int status = uvstatus < 0 ? uvstatus : b->status;
+    if (uvstatus < 0 && w == &b->aux_work)
+        b->aux_status = uvstatus;
+    else if (uvstatus < 0)
+        b->status = uvstatus;
+    if (--b->parts > 0)
+        return; /* the other half of the round still runs */
+    int status = b->status ? b->status : b->aux_status;
     j->inflight = NULL;
     if (status == 0) {
         j->stats.batches++;
@@ -440,8 +459,19 @@ static void journal_start_batch(loom_journal_t *j)
         j->snap_fd = -1;
     }
     b->work.data = b;
+    b->aux_work.data = b;
     j->inflight = b;
+    b->parts = 1;
+    b->aux_inline =
+        !b->naux || uv_queue_work(j->loop, &b->aux_work, journal_aux_work, journal_after_work) < 0;
+    if (!b->aux_inline)
+        b->parts++;
     int rc = uv_queue_work(j->loop, &b->work, journal_work, journal_after_work);
+    if (rc < 0 && !b->aux_inline) {
+        b->status = rc; /* the aux half ends the round */
+        b->parts--;
+        rc = 0;
+    }
     if (rc < 0) {
         j->inflight = NULL;
         j->failed = rc;

@@ -43,9 +43,12 @@
  *
  * The second stream (aux). A user of the journal may add bytes for other
  * files (loomctld's accounting spool, acct_spool.h) with loom_journal_aux_add:
- * they go in the next round, written and fdatasync'd after that round's
- * entries and before its waiters run, so a reply that waited for an entry
- * also waited for every aux byte added before the round began. The before
+ * they go in the next round, written and fdatasync'd beside that round's
+ * entries (a second work item on the pool, so the two fdatasyncs overlap)
+ * and before its waiters run, so a reply that waited for an entry also
+ * waited for every aux byte added before the round began. The file stays
+ * open across rounds and grows by zero-filled extents like a segment (cut
+ * at a clean close): its readers stop at the first NUL. The before
  * hook runs on the loop thread as each round is formed (the place to add
  * what is due: coalesced records), the after hook once the round is done
  * with its status. A failed aux write fails the journal like any other.
