@@ -449,20 +449,63 @@ static int64_t policy_task_count(const ctld_job_t *job)
     return 1;
 }
 
-/* Pending and running jobs per scope, for the submit limits. */
-static void policy_usage_all(policy_usage_t *u, const ctld_t *c)
+/* Pending and running jobs in the scopes of the submit limits, counted
+ * with string compares and a per-partition table of the submitter's
+ * associations (lookups only for GrpSubmitJobs of parent accounts). */
+#define POLICY_GRP_MAX 8
+typedef struct policy_submit {
+    const ctld_job_t *job; /* the submission */
+    const ctld_assoc_t *a;
+    const ctld_qos_t *q;
+    const ctld_assoc_t **by_part; /* the submitter's association in each partition */
+    int64_t assoc, qos, qos_user, qos_acct, grp[POLICY_GRP_MAX];
+    const ctld_assoc_t *grp_assoc[POLICY_GRP_MAX];
+    size_t ngrp;
+} policy_submit_t;
+
+static bool policy_same(const char *x, const char *y)
 {
+    return x && y && strcmp(x, y) == 0;
+}
+
+static void policy_count_one(const ctld_assoc_tree_t *t, policy_submit_t *n, const ctld_job_t *job)
+{
+    int64_t k = policy_task_count(job);
+    bool user = policy_same(job->user, n->job->user);
+    bool acct = policy_same(job->account, n->job->account);
+    if (n->q && job->qos && strcasecmp(job->qos, n->q->name) == 0) {
+        n->qos += k;
+        n->qos_user += user ? k : 0;
+        n->qos_acct += acct ? k : 0;
+    }
+    if (user && acct && job->part && n->by_part[job->part->idx] == n->a)
+        n->assoc += k;
+    if (!n->ngrp)
+        return;
+    const ctld_assoc_t *ja = policy_assoc_of(t, job);
+    for (int depth = 0; ja && depth < 256; ja = ja->parent, depth++)
+        for (size_t g = 0; g < n->ngrp; g++)
+            n->grp[g] += ja == n->grp_assoc[g] ? k : 0;
+}
+
+static void policy_count_submits(const ctld_t *c, policy_submit_t *n)
+{
+    const ctld_assoc_tree_t *t = ctld_assoc_tree(c);
+    n->by_part = loom_xcalloc(c->nparts + 1, sizeof(*n->by_part));
+    for (size_t i = 0; i < c->nparts; i++)
+        n->by_part[i] = ctld_assoc_find(t, n->job->user, n->job->account, c->parts[i].cfg->name);
+    for (const ctld_assoc_t *a = n->a; a && n->ngrp < POLICY_GRP_MAX; a = a->parent)
+        if (a->grp_submit_jobs >= 0 && (!n->q || n->q->grp_submit_jobs < 0))
+            n->grp_assoc[n->ngrp++] = a;
     const ctld_vec_t *lists[] = {&c->jobs_pending, &c->jobs_running};
     for (size_t l = 0; l < 2; l++)
         for (size_t i = 0; i < lists[l]->n; i++) {
             const ctld_job_t *job = lists[l]->v[i];
-            if (loom_job_state_is_terminal(job->state))
-                continue;
-            const ctld_assoc_t *a = policy_assoc_of(u->t, job);
-            const ctld_qos_t *q = ctld_assoc_qos(u->t, job->qos);
-            for (int64_t k = policy_task_count(job); k > 0; k--)
-                policy_usage_add(u, a, q, job, NULL);
+            if (!loom_job_state_is_terminal(job->state))
+                policy_count_one(t, n, job);
         }
+    free(n->by_part);
+    n->by_part = NULL;
 }
 
 /* Jobs a submission adds: an array's task count (--array), else 1. */
@@ -481,26 +524,20 @@ static int64_t policy_new_jobs(const ctld_t *c, const ctld_job_t *job)
     return n > 0 ? n : 1;
 }
 
-static const char *policy_submit_over(policy_usage_t *u, const ctld_job_t *job,
-                                      const ctld_assoc_t *a, const ctld_qos_t *q, int64_t add)
+static const char *policy_submit_over(const policy_submit_t *n, int64_t add)
 {
-    if (q) {
-        const ctld_policy_use_t *e = u->qos[q->idx];
-        if (q->grp_submit_jobs >= 0 && policy_jobs(e) + add > q->grp_submit_jobs)
-            return "QOSGrpSubmitJobsLimit";
-        e = policy_keyed(u, 'u', q, job->user, false);
-        if (q->max_submit_pu >= 0 && policy_jobs(e) + add > q->max_submit_pu)
-            return "QOSMaxSubmitJobPerUserLimit";
-        e = policy_keyed(u, 'a', q, job->account, false);
-        if (q->max_submit_pa >= 0 && policy_jobs(e) + add > q->max_submit_pa)
-            return "MaxSubmitJobsPerAccount";
-    }
-    if (a->max_submit_jobs >= 0 && (!q || q->max_submit_pu < 0) &&
-        policy_jobs(u->assoc[a->idx]) + add > a->max_submit_jobs)
+    const ctld_qos_t *q = n->q;
+    if (q && q->grp_submit_jobs >= 0 && n->qos + add > q->grp_submit_jobs)
+        return "QOSGrpSubmitJobsLimit";
+    if (q && q->max_submit_pu >= 0 && n->qos_user + add > q->max_submit_pu)
+        return "QOSMaxSubmitJobPerUserLimit";
+    if (q && q->max_submit_pa >= 0 && n->qos_acct + add > q->max_submit_pa)
+        return "MaxSubmitJobsPerAccount";
+    if (n->a->max_submit_jobs >= 0 && (!q || q->max_submit_pu < 0) &&
+        n->assoc + add > n->a->max_submit_jobs)
         return "AssocMaxSubmitJobLimit";
-    for (int depth = 0; a && depth < 256; a = a->parent, depth++)
-        if (a->grp_submit_jobs >= 0 && (!q || q->grp_submit_jobs < 0) &&
-            policy_jobs(u->assoc[a->idx]) + add > a->grp_submit_jobs)
+    for (size_t g = 0; g < n->ngrp; g++)
+        if (n->grp[g] + add > n->grp_assoc[g]->grp_submit_jobs)
             return "AssocGrpSubmitJobsLimit";
     return NULL;
 }
@@ -522,11 +559,9 @@ static int policy_limits(ctld_t *c, ctld_job_t *job, const ctld_assoc_t *a, cons
     policy_default_time(job, a, q);
     const char *why = NULL;
     if (t->submit_limits) {
-        policy_usage_t u;
-        policy_usage_init(&u, t);
-        policy_usage_all(&u, c);
-        why = policy_submit_over(&u, job, a, q, policy_new_jobs(c, job));
-        policy_usage_free(&u);
+        policy_submit_t n = {.job = job, .a = a, .q = q};
+        policy_count_submits(c, &n);
+        why = policy_submit_over(&n, policy_new_jobs(c, job));
     }
     if (!why && q && (q->flags & CTLD_QOS_DENY_ON_LIMIT)) {
         ctld_tres_t tres;

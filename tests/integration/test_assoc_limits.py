@@ -326,3 +326,19 @@ def test_deny_on_limit(acct):
     assert p.stderr == ("sbatch: error: QOSMaxWallDurationPerJobLimit\n"
                         "sbatch: error: Batch job submission failed: Job violates accounting/QOS "
                         "policy (job submit limit, user's size and/or time limits)\n")
+
+
+def test_grp_submit_limit(acct):
+    """GrpSubmitJobs of a parent account counts its whole subtree."""
+    a = acct()
+    a.mgr("add", "account", "phys", "grpsubmitjobs=2")
+    a.mgr("add", "account", "theory", "parent=phys")
+    a.add_user("theory")
+    a.mgr("add", "user", a.c.user, "account=phys")
+    a.c.start()
+    a.wait_loaded()
+    assert a.sbatch("--hold", "--wrap=true").returncode == 0
+    assert a.sbatch("-A", "phys", "--hold", "--wrap=true").returncode == 0
+    p = a.sbatch("--hold", "--wrap=true")
+    assert p.returncode == 1
+    assert p.stderr.startswith("sbatch: error: AssocGrpSubmitJobsLimit\n")
