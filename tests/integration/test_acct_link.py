@@ -180,3 +180,38 @@ def test_500_jobs_through_outages(acct_cluster):
     assert sorted(x[0] for x in rows) == sorted(ids)  # each job once, no other
     assert all(x[2] == "0:0" for x in rows)
     assert len(sacct_rows(c, "-X", "-s", "COMPLETED", "-o", "JobIDRaw")) == 500
+
+
+def test_loom_up_starts_accounting(tmp_path):
+    """loom up starts loomdbd (SQLite in its state directory): sacct works at once."""
+    run = str(tmp_path / "run")
+    env = dict(os.environ, TZ="UTC")
+    loom = str(BIN / "loom")
+    up = subprocess.run([loom, "up", "--dir", run, "--nodes", "1", "--gpus-per-node", "0",
+                         "--cpus-per-node", "2", "--mem-per-node", "2000"],
+                        capture_output=True, text=True, env=env, timeout=60)
+    try:
+        assert up.returncode == 0, up.stderr
+        env["SLURM_CONF"] = run + "/etc/slurm.conf"
+        conf = open(env["SLURM_CONF"]).read()
+        assert "AccountingStorageType=accounting_storage/slurmdbd\n" in conf
+        job = subprocess.run([str(BIN / "sbatch"), "--parsable", "--wrap", "exit 4"],
+                             capture_output=True, text=True, env=env, cwd=run,
+                             timeout=30).stdout.strip()
+        deadline = time.time() + 30
+        out = ""
+        while time.time() < deadline and "FAILED" not in out:
+            out = subprocess.run([str(BIN / "sacct"), "-n", "-X", "-P", "-j", job,
+                                  "-o", "JobID,State,ExitCode"], capture_output=True,
+                                 text=True, env=env, timeout=30).stdout
+            time.sleep(0.3)
+        assert out == "%s|FAILED|4:0\n" % job
+        log = open(run + "/log/loomctld.log").read()
+        assert "accounting: connected to loomdbd" in log and "unavailable" not in log
+    finally:
+        down = subprocess.run([loom, "down", "--dir", run], capture_output=True, text=True,
+                              env=env, timeout=60)
+    assert "stopped (3 daemons)" in down.stdout, down.stdout + down.stderr
+    for name in os.listdir(run + "/log"):
+        text = open(os.path.join(run, "log", name), errors="replace").read()
+        assert "Sanitizer" not in text and "runtime error:" not in text, text
