@@ -19,6 +19,7 @@
 #include "ctld/sched_prio.h"
 #include "ctld/sched_x.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -223,11 +224,30 @@ void ctld_sched_add_entries(ctld_t *c, ctld_job_t *job, int64_t now, bool set_re
         *cap = want + want / 2 + 64;
         *v = loom_xreallocarray(*v, *cap, sizeof(**v));
     }
+    bool *ok = loom_xcalloc(np, sizeof(bool));
+    size_t nok = 0;
+    char why[1024] = "";
+    for (size_t k = k0; k < np; k++) {
+        const ctld_part_t *p = job->sx && job->sx->nparts ? job->sx->parts[k] : job->part;
+        char w[1024];
+        ok[k] = ctld_sched_part_policy_ok(c, job, p, w, sizeof(w));
+        nok += ok[k];
+        if (!ok[k] && !why[0])
+            snprintf(why, sizeof(why), "%s", w);
+    }
+    if (!nok) { /* AllowAccounts, DenyQos, ... in every partition it may use */
+        if (set_reason)
+            ctld_sched_set_policy_reason(job, why);
+        free(ok);
+        return;
+    }
     for (uint32_t o = 0; o < offers; o++) {
         uint32_t slot = c->sched.x->next_slot++;
         for (size_t k = k0; k < np; k++)
-            (*v)[(*n)++] = sched_make_entry(c, job, k, slot, now);
+            if (ok[k])
+                (*v)[(*n)++] = sched_make_entry(c, job, k, slot, now);
     }
+    free(ok);
 }
 
 bool ctld_sched_entry(ctld_t *c, ctld_job_t *job, uint32_t part, int64_t now, loom_sched_job_t *out)
@@ -236,7 +256,9 @@ bool ctld_sched_entry(ctld_t *c, ctld_job_t *job, uint32_t part, int64_t now, lo
     if (!sched_eligible(c, job, now, false, &k0))
         return false;
     size_t k = sched_part_k(job, part);
-    if (k == SIZE_MAX || k < k0)
+    char why[1024];
+    if (k == SIZE_MAX || k < k0 ||
+        !ctld_sched_part_policy_ok(c, job, &c->parts[part], why, sizeof(why)))
         return false;
     *out = sched_make_entry(c, job, k, 0, now);
     return true;

@@ -5,6 +5,7 @@
 #include "common/hostlist.h"
 #include "common/jobstate.h"
 #include "common/xalloc.h"
+#include "ctld/assoc_mgr.h"
 #include "ctld/job_mgr.h"
 
 #include <grp.h>
@@ -47,6 +48,7 @@ void ctld_sched_job_free(ctld_job_t *job)
     loom_constraint_free(sx->cons);
     loom_gres_list_free(&sx->gpt_list);
     free(sx->sched_nodes);
+    free(sx->policy_why);
     free(sx);
     job->sx = NULL;
 }
@@ -324,12 +326,69 @@ int ctld_sched_check_submit(ctld_t *c, const ctld_job_t *job, loom_err_t *err)
         return 0;
     if (!sjob_list_all(&p->allow_groups) && !sjob_in_groups(job, &p->allow_groups))
         return loom_errf(err, -LOOM_EPART_GROUP, "%s", loom_strerror(-LOOM_EPART_GROUP));
-    if (!sjob_list_all(&p->allow_accounts) && job->account &&
-        loom_strv_find(&p->allow_accounts, job->account) < 0)
-        return loom_errf(err, -LOOM_EINVAL_ACCOUNT,
-                         "Job's account not permitted to use this partition (%s allows %s not %s)",
-                         p->name, p->allow_accounts.v[0], job->account);
     return 0;
+}
+
+/* "a,b" of a partition's list, into a fixed buffer. */
+static const char *sjob_joined(const loom_strv_t *l, char *buf, size_t len)
+{
+    size_t off = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < l->n && off < len; i++)
+        off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? "," : "", l->v[i]);
+    return buf;
+}
+
+/* One Allow/Deny pair against a name (account or QOS); false with why set. */
+static bool sjob_pair_ok(const char *what, const char *part, const loom_strv_t *allow,
+                         const loom_strv_t *deny, const char *name, char *why, size_t len)
+{
+    char list[512];
+    if (!sjob_list_all(allow) && (!name || loom_strv_find(allow, name) < 0)) {
+        snprintf(why, len, "Job's %s not permitted to use this partition (%s allows %s not %s)",
+                 what, part, sjob_joined(allow, list, sizeof(list)), name ? name : "(null)");
+        return false;
+    }
+    if (deny->n && name && loom_strv_find(deny, name) >= 0) {
+        snprintf(why, len,
+                 "Job's %s not permitted to use this partition (%s denies %s including %s)", what,
+                 part, sjob_joined(deny, list, sizeof(list)), name);
+        return false;
+    }
+    return true;
+}
+
+void ctld_sched_set_policy_reason(ctld_job_t *job, const char *why)
+{
+    ctld_sched_job_t *sx = sjob_get(job);
+    if (!sx->policy_why || strcmp(sx->policy_why, why) != 0) {
+        char *old = sx->policy_why;
+        sx->policy_why = loom_xstrdup(why);
+        if (job->reason == old)
+            job->reason = sx->policy_why;
+        free(old);
+    }
+    ctld_job_set_reason(job, sx->policy_why);
+}
+
+bool ctld_sched_part_policy_ok(const ctld_t *c, const ctld_job_t *job, const ctld_part_t *part,
+                               char *why, size_t len)
+{
+    const loom_conf_part_t *p = part->cfg;
+    if (sjob_list_all(&p->allow_accounts) && !p->deny_accounts.n && sjob_list_all(&p->allow_qos) &&
+        !p->deny_qos.n)
+        return true;
+    if (!ctld_assoc_enabled(c)) { /* no associations: an allow list lets nobody in */
+        if (sjob_list_all(&p->allow_accounts))
+            return true;
+        char list[512];
+        snprintf(why, len, "Job's account not known, so it can't use this partition (%s allows %s)",
+                 p->name, sjob_joined(&p->allow_accounts, list, sizeof(list)));
+        return false;
+    }
+    return sjob_pair_ok("account", p->name, &p->allow_accounts, &p->deny_accounts, job->account,
+                        why, len) &&
+           sjob_pair_ok("QOS", p->name, &p->allow_qos, &p->deny_qos, job->qos, why, len);
 }
 
 /* ---- records and plans -------------------------------------------------------------- */

@@ -51,14 +51,26 @@ typedef struct ctld_sched_job {
     int64_t planned;    /* planned start while pending (0: none) */
     uint64_t plan_run;  /* the backfill pass that planned it */
     char *sched_nodes;  /* planned nodes (squeue %Y) */
+    char *policy_why;   /* the last partition-policy reason (job->reason may point here) */
 } ctld_sched_job_t;
 
 /* Called at the end of ctld_job_build_req (job_desc.c). */
 int ctld_sched_req_extend(ctld_t *c, ctld_job_t *job, loom_err_t *err);
 /* Called from ctld_job_free. Accepts a job without extras. */
 void ctld_sched_job_free(ctld_job_t *job);
-/* AllowGroups / AllowAccounts at submission (job->uid, job->gid, job->account). */
+/* AllowGroups at submission (job->uid, job->gid): root and admins pass. */
 int ctld_sched_check_submit(ctld_t *c, const ctld_job_t *job, loom_err_t *err);
+/* AllowAccounts, DenyAccounts, AllowQos, DenyQos of a partition, checked
+ * each pass as slurmctld 22.05 does (a job is accepted and pends; root is
+ * not exempt): false with why set to Slurm's reason, "Job's account not
+ * permitted to use this partition (p allows a not b)", "... (p denies b
+ * including b)", "Job's QOS not permitted ...", or without accounting
+ * (no associations) "Job's account not known, so it can't use this
+ * partition (p allows a)" for an AllowAccounts list. */
+bool ctld_sched_part_policy_ok(const ctld_t *c, const ctld_job_t *job, const ctld_part_t *part,
+                               char *why, size_t len);
+/* Make why the job's pending reason (kept in its extras: reasons are not copied). */
+void ctld_sched_set_policy_reason(ctld_job_t *job, const char *why);
 /* Fields of a job.info record (not of FULL ones): the partitions of a pending
  * job ("a,b"), its planned start and nodes. */
 void ctld_sched_rec_extra(const ctld_t *c, const ctld_job_t *job, json_t *rec, bool full);

@@ -69,3 +69,70 @@ def test_bf_min_age_reserve(make_cluster):
     assert c.state_of(rec) == "PENDING" and rec["reason"] == "Resources"
     for j in (blocker, big, late):
         c.rpc("job.signal", job_id=j, cancel=True, signal=9)
+
+
+# Partition access by account and QOS, as slurmctld 22.05.8 showed it with
+# AccountingStorageEnforce=associations,limits,qos: every job is accepted
+# (root too) and the denied ones pend with these reasons.
+POLICY_PARTS = [
+    "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP",
+    "PartitionName=pa Nodes=ALL MaxTime=INFINITE State=UP AllowAccounts=acta",
+    "PartitionName=pb Nodes=ALL MaxTime=INFINITE State=UP DenyAccounts=actb",
+    "PartitionName=pc Nodes=ALL MaxTime=INFINITE State=UP AllowQos=high",
+    "PartitionName=pd Nodes=ALL MaxTime=INFINITE State=UP DenyQos=low"]
+NOT_PERMITTED = "Job's %s not permitted to use this partition (%s)"
+
+
+def test_partition_accounts_and_qos(make_cluster):
+    from test_assoc_limits import AcctCluster
+    a = AcctCluster(make_cluster, "sqlite", enforce="associations,limits,qos",
+                    nodes=1, cpus=2, gpus=0, partitions=POLICY_PARTS)
+    try:
+        a.mgr("add", "qos", "high")
+        a.mgr("add", "qos", "low")
+        a.mgr("add", "account", "acta")
+        a.mgr("add", "account", "actb")
+        a.mgr("add", "user", a.c.user, "account=acta,actb", "qos=normal,high,low")
+        a.mgr("modify", "user", a.c.user, "set", "defaultaccount=acta")
+        a.c.start()
+        a.wait_loaded()
+        cases = [  # sbatch options, the reason (None: it may run)
+            ("-p pa -A actb", NOT_PERMITTED % ("account", "pa allows acta not actb")),
+            ("-p pb -A actb", NOT_PERMITTED % ("account", "pb denies actb including actb")),
+            ("-p pc -A acta -q low", NOT_PERMITTED % ("QOS", "pc allows high not low")),
+            ("-p pc -A acta", NOT_PERMITTED % ("QOS", "pc allows high not normal")),
+            ("-p pd -A acta -q low", NOT_PERMITTED % ("QOS", "pd denies low including low")),
+            ("-p pa -A acta", None), ("-p pb -A acta", None), ("-p pc -A acta -q high", None),
+            ("-p pd -A acta -q high", None), ("-p pa,debug -A actb", None)]
+        ids = []
+        for opts, why in cases:
+            p = a.sbatch(*opts.split(), "-n1", "--wrap=sleep 300")
+            assert p.returncode == 0, (opts, p.stderr)
+            ids.append((int(p.stdout.split(";")[0]), opts, why))
+        for job_id, opts, why in ids:
+            if why:
+                a.c.wait_for(lambda: a.reason(job_id) == why, "%s: %s" % (opts, why))
+            else:
+                a.c.wait_for(lambda: not a.reason(job_id).startswith("Job's"), opts)
+        # once the others are gone, the job naming pa and debug runs in debug
+        for job_id, _, _ in ids[:-1]:
+            a.c.rpc("job.signal", job_id=job_id, cancel=True, signal=9)
+        rec = a.c.wait_job(ids[-1][0], "RUNNING", timeout=60)
+        assert rec["partition"] == "debug"
+        a.c.rpc("job.signal", job_id=ids[-1][0], cancel=True, signal=9)
+    finally:
+        a.close()
+
+
+def test_allow_accounts_without_accounting(make_cluster):
+    c = make_cluster(nodes=1, cpus=2, gpus=0, partitions=POLICY_PARTS)
+    p = c.run("sbatch", "--parsable", "-p", "pa", "-A", "acta", "--wrap=true")
+    assert p.returncode == 0, p.stderr
+    j = int(p.stdout.split(";")[0])
+    why = "Job's account not known, so it can't use this partition (pa allows acta)"
+    c.wait_for(lambda: c.job(j).get("reason") == why, why)
+    # DenyAccounts and the QOS lists need associations: without them they let jobs in
+    for part in ("pb", "pd"):
+        p = c.run("sbatch", "--parsable", "-p", part, "-A", "actb", "--wrap=true")
+        c.wait_job(int(p.stdout.split(";")[0]), "COMPLETED")
+    c.rpc("job.signal", job_id=j, cancel=True, signal=9)
