@@ -14,7 +14,7 @@
 
 #define LINK_TIMEOUT_MS   30000
 #define LINK_BACKOFF_MIN  1000
-#define LINK_BACKOFF_MAX  30000
+#define LINK_BACKOFF_MAX  10000
 #define LINK_LINGER_MS    200  /* after a send, while fewer than ... */
 #define LINK_LINGER_BELOW 1000 /* ... records wait */
 

@@ -9,7 +9,7 @@
  * records after the acknowledged seq from the spool files (at most 10,000),
  * send them as one dbd.job, and on its reply drop everything up to `acked`.
  * On any error the connection is closed, nothing is dropped, and the next
- * try waits 1 s, doubling up to 30 s. Records are upserts on loomdbd's side,
+ * try waits 1 s, doubling up to 10 s. Records are upserts on loomdbd's side,
  * so a batch sent again after a lost reply is stored once.
  *
  * Capacity records (cluster_tres) are not spooled: the latest few wait in
