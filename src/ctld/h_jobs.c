@@ -528,8 +528,10 @@ static int h_upd_one(ctld_t *c, const ctld_peer_t *peer, ctld_job_t *job, const 
 static int h_upd_throttle(ctld_t *c, const ctld_vec_t *jobs, const json_t *v, loom_err_t *err)
 {
     ctld_job_t *job = jobs->n ? jobs->v[0] : NULL;
-    if (!job || !job->array)
-        return loom_errf(err, -LOOM_EINVAL_JOBID, "ArrayTaskThrottle: not a job array");
+    if (!job)
+        return loom_errf(err, -LOOM_EINVAL_JOBID, "Invalid job id specified");
+    if (!job->array)
+        return 0; /* not an array: nothing to throttle (slurmctld 22.05 accepts it) */
     if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > UINT32_MAX)
         return loom_errf(err, -LOOM_ERANGE, "invalid ArrayTaskThrottle");
     ctld_job_t *meta = job->array->meta ? job->array->meta : job;

@@ -139,6 +139,11 @@ def test_throttle_changed_at_run_time(cluster):
                                  if cluster.state_of(r) == "RUNNING") == 4, "4 running")
     assert "%d_[4-7%%4]" % a in squeue(cluster, "-o", "%i")
     cluster.run("scancel", str(a), check=True)
+    # on a job that is no array: accepted and ignored, as slurmctld 22.05 does
+    plain = sbatch(cluster, "-H", "--wrap", "true")
+    p = cluster.run("scontrol", "update", "jobid=%d" % plain, "ArrayTaskThrottle=2")
+    assert (p.returncode, p.stdout, p.stderr) == (0, "", "")
+    cluster.run("scancel", str(plain), check=True)
 
 
 def test_scancel_forms(cluster):
