@@ -6,8 +6,9 @@
   are those of squeue/scontrol 22.05 (checked side by side with a real
   slurmctld 22.05.8: numbered steps, then batch, then extern in squeue -s;
   extern, batch, then numbered in scontrol show step);
-- srun --signal=SIG@TIME reaching the step's tasks, scancel -s SIG J.S
-  reaching only that step's tasks;
+- srun --signal=SIG@TIME reaching the step's tasks (and sbatch's, unless
+  B: keeps it to the batch shell), scancel -s SIG J.S reaching only that
+  step's tasks;
 - a step's tasks see only the step's GPUs (CUDA_VISIBLE_DEVICES), and as
   root on a cgroup v1 host the devices cgroup denies the other GPUs;
 - a compute node lost during a step: the job ends NODE_FAIL and srun says
@@ -257,3 +258,27 @@ def test_lost_node_ends_step_node_fail(make_cluster):
     assert "JobState=NODE_FAIL Reason=" in show, show
     node = c.run("sinfo", "-h", "-N", "-n", "node2", "-o", "%t").stdout.strip()
     assert node.startswith("down"), node
+
+
+def test_batch_signal_reaches_steps_unless_b(cluster):
+    """sbatch --signal=USR1@58 -t1: the srun step's task gets SIGUSR1; with
+    B: only the batch shell does (sbatch 22.05's man page)."""
+    need("sbatch", "srun")
+    task = ('trap "echo step got USR1; exit 0" USR1; n=0; '
+            'while [ $n -lt 60 ]; do sleep 0.1; n=$((n+1)); done')
+    outs = {}
+    for flag in ("", "B:"):
+        out = cluster.work / ("sig%s.out" % (flag[:1] or "x"))
+        script = ("#!/bin/bash\ntrap 'echo shell got USR1' USR1\n"
+                  "srun -n1 bash -c '%s' &\nwait\nwait\necho done\n" % task)
+        p = cluster.run("sbatch", "--signal=%sUSR1@58" % flag, "-t1", "-o", str(out),
+                        input=script)
+        jid = int(p.stdout.split()[-1])
+        outs[flag] = (jid, out)
+    for flag, (jid, out) in outs.items():
+        cluster.wait_job(jid, "COMPLETED", timeout=60)
+        text = out.read_text()
+        if flag == "":
+            assert "step got USR1" in text and "shell got USR1" not in text, text
+        else:
+            assert "shell got USR1" in text and "step got USR1" not in text, text
