@@ -14,6 +14,7 @@ void ctld_sched_node_setup(const ctld_t *c, const ctld_node_t *n, loom_sched_nod
     uint16_t cores = (uint16_t)(cfg->cores_per_socket > 0 ? cfg->cores_per_socket : 0);
     uint16_t threads = (uint16_t)(cfg->threads_per_core > 0 ? cfg->threads_per_core : 1);
     loom_sched_node_set_topology(sn, sockets, cores, threads, whole);
+    loom_sched_node_set_whole_sockets(sn, (cr & LOOM_CR_SOCKET) != 0); /* CR_Socket */
     sn->features = (const char *const *)cfg->features.v;
     sn->nfeatures = cfg->features.n;
 }

@@ -177,7 +177,8 @@ static bool bf_same_str(const char *a, const char *b)
 static bool bf_same_shape(const loom_sched_node_t *a, const loom_sched_node_t *b)
 {
     if (a->cpus != b->cpus || a->mem_total != b->mem_total || a->threads != b->threads ||
-        a->whole_cores != b->whole_cores || a->ngres != b->ngres || a->ngroups != b->ngroups)
+        a->whole_cores != b->whole_cores || a->unit != b->unit || a->ngres != b->ngres ||
+        a->ngroups != b->ngroups)
         return false;
     for (size_t i = 0; i < a->ngres; i++) {
         const loom_sched_gres_t *x = &a->gres[i], *y = &b->gres[i];
@@ -334,8 +335,8 @@ static bool bf_need(const loom_sched_node_t *n, const loom_sched_req_t *r, uint3
         cpus = gpus * r->cpus_per_gpu;
     if (bf_div_up(r->min_cpus, k) > cpus)
         cpus = bf_div_up(r->min_cpus, k);
-    if (n->whole_cores)
-        cpus = bf_div_up(cpus, n->threads) * n->threads;
+    if (n->unit > 1)
+        cpus = bf_div_up(cpus, n->unit) * n->unit;
     need->excl = r->exclusive;
     need->cpus = (uint32_t)bf_min64(r->exclusive ? n->cpus : cpus, UINT32_MAX);
     if (r->mem_whole_node)

@@ -25,6 +25,7 @@ void loom_sched_node_init(loom_sched_node_t *n, const char *name, uint32_t cpus,
     n->sockets = 1;
     n->cores = (uint16_t)(n->cpus > UINT16_MAX ? UINT16_MAX : n->cpus);
     n->threads = 1;
+    n->unit = 1;
 }
 
 void loom_sched_node_fini(loom_sched_node_t *n)
@@ -54,6 +55,16 @@ void loom_sched_node_set_topology(loom_sched_node_t *n, uint16_t sockets, uint16
     /* Whole cores only make sense when the CPUs are exactly cores x threads. */
     n->whole_cores =
         whole_cores && n->threads > 1 && (uint32_t)n->sockets * n->cores * n->threads == n->cpus;
+    n->unit = n->whole_cores ? n->threads : 1;
+}
+
+void loom_sched_node_set_whole_sockets(loom_sched_node_t *n, bool whole_sockets)
+{
+    uint32_t per_socket = (uint32_t)n->cores * n->threads;
+    if (whole_sockets && per_socket > 1 && per_socket * n->sockets == n->cpus)
+        n->unit = per_socket;
+    else
+        n->unit = n->whole_cores ? n->threads : 1;
 }
 
 static bool resources_same_kind(const loom_sched_gres_t *a, const char *name, const char *type)

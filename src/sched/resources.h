@@ -31,6 +31,8 @@
  *  - CPUs: the lowest free ids, preferring those local to the GPUs taken;
  *    with whole_cores (CR_Core and ThreadsPerCore > 1) every core is taken
  *    whole, so CPU counts round up to a multiple of the threads per core;
+ *    with whole sockets (CR_Socket) every socket is, so they round up to a
+ *    multiple of cores x threads per socket (a -n1 job holds a socket);
  *  - GPUs: a request of k devices prefers one affinity set (devices with the
  *    same Cores=) that holds at least k free ones, the fullest such set first
  *    (best fit again); devices are otherwise taken lowest index first, so
@@ -43,6 +45,7 @@
  *
  * Entry points: loom_sched_node_init/_fini, loom_sched_node_add_gres,
  * loom_sched_node_set_gres_cpus, loom_sched_node_set_topology,
+ * loom_sched_node_set_whole_sockets,
  * loom_sched_try_place, loom_sched_try_place_ex, loom_sched_alloc_apply,
  * _release, _fini, _copy, loom_sched_node_gpus_free.
  * Ownership: nodes own their CPU bitmaps and GRES array; an alloc owns its
@@ -92,6 +95,8 @@ typedef struct loom_sched_node {
     uint32_t gpus, gpus_used;         /* units of GRES "gpu", all types */
     uint16_t sockets, cores, threads; /* cores per socket, threads per core */
     bool whole_cores;                 /* allocate CPUs by whole cores */
+    uint32_t unit;                    /* CPUs per allocation unit: 1, a core (whole_cores) or
+                                       * a socket (CR_Socket); ids unit-aligned */
     const char *const *features;      /* borrowed */
     size_t nfeatures;
     uint32_t weight;
@@ -197,6 +202,10 @@ void loom_sched_node_fini(loom_sched_node_t *n);
  * whole_cores: allocate by whole cores (CR_Core with threads > 1). */
 void loom_sched_node_set_topology(loom_sched_node_t *n, uint16_t sockets, uint16_t cores,
                                   uint16_t threads, bool whole_cores);
+/* SelectTypeParameters=CR_Socket: allocate CPUs by whole sockets (when the
+ * CPUs are exactly sockets x cores x threads and a socket has more than one
+ * CPU; else as set_topology left it). Call after set_topology. */
+void loom_sched_node_set_whole_sockets(loom_sched_node_t *n, bool whole_sockets);
 /* Append a GRES line (device when index >= 0, then count must be 1). */
 void loom_sched_node_add_gres(loom_sched_node_t *n, const char *name, const char *type, int index,
                               uint64_t count);

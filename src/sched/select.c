@@ -579,18 +579,24 @@ static uint64_t *select_gpu_cpus(const loom_sched_node_t *n, const loom_sched_no
     return mask;
 }
 
-static bool select_core_free(const place_t *p, const loom_sched_node_t *n, uint32_t core)
+/* CPUs per allocation unit (a CPU, a core or a socket). */
+static uint32_t select_unit(const loom_sched_node_t *n)
 {
-    for (uint32_t t = 0; t < n->threads; t++)
-        if (!select_cpu_free(p, n, core * n->threads + t))
+    return n->unit > 1 ? n->unit : 1;
+}
+
+static bool select_unit_free(const place_t *p, const loom_sched_node_t *n, uint32_t first)
+{
+    for (uint32_t t = 0; t < select_unit(n); t++)
+        if (!select_cpu_free(p, n, first + t))
             return false;
     return true;
 }
 
-static bool select_core_preferred(const loom_sched_node_t *n, const uint64_t *pref, uint32_t core)
+static bool select_unit_preferred(const loom_sched_node_t *n, const uint64_t *pref, uint32_t first)
 {
-    for (uint32_t t = 0; t < n->threads; t++)
-        if (select_bit(pref, core * n->threads + t))
+    for (uint32_t t = 0; t < select_unit(n); t++)
+        if (select_bit(pref, first + t))
             return true;
     return false;
 }
@@ -602,14 +608,14 @@ static void select_pick_cpus(const place_t *p, const loom_sched_node_t *n,
 {
     uint64_t *pref = select_gpu_cpus(n, na);
     uint8_t *pick = loom_xcalloc(n->cpus + 1, 1);
-    uint32_t k = 0, step = n->whole_cores ? n->threads : 1;
+    uint32_t k = 0, step = select_unit(n);
     for (int pass = pref ? 0 : 1; pass < 2; pass++)
         for (uint32_t u = 0; u + step <= n->cpus && k < na->ncpus; u += step) {
             if (pick[u])
                 continue;
-            bool free_u = step > 1 ? select_core_free(p, n, u / step) : select_cpu_free(p, n, u);
+            bool free_u = step > 1 ? select_unit_free(p, n, u) : select_cpu_free(p, n, u);
             bool pref_u =
-                pref && (step > 1 ? select_core_preferred(n, pref, u / step) : select_bit(pref, u));
+                pref && (step > 1 ? select_unit_preferred(n, pref, u) : select_bit(pref, u));
             if (!free_u || (pass == 0 && !pref_u))
                 continue;
             for (uint32_t t = 0; t < step && k < na->ncpus; t++, k++)
@@ -627,8 +633,8 @@ static void select_pick_cpus(const place_t *p, const loom_sched_node_t *n,
 
 static uint32_t select_round_cpus(const loom_sched_node_t *n, uint64_t cpus)
 {
-    if (n->whole_cores)
-        cpus = (cpus + n->threads - 1) / n->threads * n->threads;
+    uint32_t unit = select_unit(n);
+    cpus = (cpus + unit - 1) / unit * unit;
     return (uint32_t)select_min64(cpus, UINT32_MAX);
 }
 

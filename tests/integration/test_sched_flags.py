@@ -136,3 +136,27 @@ def test_allow_accounts_without_accounting(make_cluster):
         p = c.run("sbatch", "--parsable", "-p", part, "-A", "actb", "--wrap=true")
         c.wait_job(int(p.stdout.split(";")[0]), "COMPLETED")
     c.rpc("job.signal", job_id=j, cancel=True, signal=9)
+
+
+def test_cr_socket(make_cluster):
+    """SelectTypeParameters=CR_Socket: as on slurmctld 22.05.8 with a node of
+    2 sockets x 4 cores, -n1 jobs get a whole socket each (NumCPUs=4,
+    CPU_IDs=0-3 and 4-7), a third waits for Resources, -n5 takes both."""
+    c = make_cluster(nodes=1, cpus=8, gpus=0, start=False,
+                     conf_extra="SelectTypeParameters=CR_Socket")
+    text = c.conf.read_text().replace("CPUs=8 ", "CPUs=8 Sockets=2 CoresPerSocket=4 "
+                                      "ThreadsPerCore=1 ")
+    c.conf.write_text(text)
+    c.start()
+    ids = [c.submit(SLEEP % 300, ntasks=1)["job_id"] for _ in range(3)]
+    for j, cpus in zip(ids[:2], ("0-3", "4-7")):
+        c.wait_job(j, "RUNNING")
+        out = c.run("scontrol", "-d", "show", "job", str(j)).stdout
+        assert "NumCPUs=4 NumTasks=1" in out and "CPU_IDs=%s " % cpus in out, out
+    c.wait_for(lambda: c.job(ids[2]).get("reason") == "Resources", "Resources")
+    for j in ids:
+        c.rpc("job.signal", job_id=j, cancel=True, signal=9)
+    big = c.submit(SLEEP % 300, ntasks=5)["job_id"]
+    c.wait_job(big, "RUNNING")
+    assert "NumCPUs=8 NumTasks=5" in c.run("scontrol", "show", "job", str(big)).stdout
+    c.rpc("job.signal", job_id=big, cancel=True, signal=9)

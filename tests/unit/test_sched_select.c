@@ -76,6 +76,49 @@ static void test_whole_cores(void **state)
     fini(nodes, 1);
 }
 
+/* CR_Socket: CPUs go by whole sockets (sockets x cores x threads). */
+static void test_whole_sockets(void **state)
+{
+    static const struct {
+        uint16_t sockets, cores, threads;
+        uint32_t ntasks;
+        uint32_t want_cpus[3]; /* three jobs in a row; 0: does not fit */
+        uint32_t first_id[3];
+    } cases[] = {
+        {2, 4, 1, 1, {4, 4, 0}, {0, 4, 0}}, /* -n1 holds a socket of 4 cores */
+        {2, 2, 2, 1, {4, 4, 0}, {0, 4, 0}}, /* 2 cores x 2 threads a socket */
+        {2, 4, 1, 5, {8, 0, 0}, {0, 0, 0}}, /* -n5 needs both sockets */
+        {4, 2, 1, 3, {4, 4, 0}, {0, 4, 0}}, /* 3 CPUs: two sockets of 2 */
+        {1, 8, 1, 1, {8, 0, 0}, {0, 0, 0}}, /* one socket: the whole node */
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        loom_sched_node_t nodes[1];
+        mk(nodes, 1, 8, 0);
+        loom_sched_node_set_topology(&nodes[0], cases[c].sockets, cases[c].cores, cases[c].threads,
+                                     true);
+        loom_sched_node_set_whole_sockets(&nodes[0], true);
+        loom_sched_req_t r = {.min_nodes = 1, .ntasks = cases[c].ntasks};
+        loom_sched_alloc_t a[3] = {{0}};
+        for (int j = 0; j < 3; j++) {
+            int rc = place_apply(nodes, 1, &r, &a[j]);
+            uint32_t got = rc == 0 ? a[j].ncpus : 0;
+            if (got != cases[c].want_cpus[j] ||
+                (got && a[j].nodes[0].cpu_ids[0] != cases[c].first_id[j]))
+                fail_msg("case %zu job %d: %u CPUs", c, j, got);
+        }
+        for (int j = 0; j < 3; j++)
+            loom_sched_alloc_fini(&a[j]);
+        fini(nodes, 1);
+    }
+    /* CPUs that are not sockets x cores x threads: no whole sockets */
+    loom_sched_node_t odd[1];
+    mk(odd, 1, 6, 0);
+    loom_sched_node_set_topology(odd, 2, 4, 1, false);
+    loom_sched_node_set_whole_sockets(odd, true);
+    assert_int_equal(odd[0].unit, 1);
+    fini(odd, 1);
+}
+
 static void test_gpu_options(void **state)
 {
     static const loom_sched_gres_req_t gpu2 = {"gpu", NULL, 2};
@@ -365,7 +408,7 @@ int main(void)
         cmocka_unit_test(test_gpu_affinity),         cmocka_unit_test(test_best_fit_gpus),
         cmocka_unit_test(test_constraints),          cmocka_unit_test(test_contiguous),
         cmocka_unit_test(test_oversubscribe),        cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_pass_tiers_and_slots),
+        cmocka_unit_test(test_pass_tiers_and_slots), cmocka_unit_test(test_whole_sockets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
