@@ -281,6 +281,26 @@ static void scancel_say(const scancel_t *c, const char *what)
         loom_cli_verbose(&c->cli, "Signal %d to %s %s", c->signal, kind, what);
 }
 
+/* Tasks of a set that are not there ("tasks_missing" in the reply): one
+ * error each, as scancel 22.05 reports them; quiet with the plain SIGKILL
+ * unless -v, and then not an error. */
+static int scancel_missing(const scancel_t *c, const json_t *body, const json_t *reply, int sig)
+{
+    const char *text = json_string_value(json_object_get(reply, "tasks_missing"));
+    loom_rangeset_t set = LOOM_RANGESET_INIT;
+    bool quiet = sig == SIGKILL && !c->batch;
+    if (!text || (quiet && c->verbose == 0) ||
+        loom_rangeset_parse(text, LOOM_ARRAY_INDEX_MAX, &set, NULL) < 0)
+        return 0;
+    long long job = (long long)json_integer_value(json_object_get(body, "job_id"));
+    uint32_t t;
+    for (int rc = loom_rangeset_first(&set, &t); rc == 0; rc = loom_rangeset_next(&set, t, &t))
+        loom_cli_error(&c->cli, "Kill job error on job id %lld_%u: %s", job, t,
+                       loom_strerror(-LOOM_EINVAL_JOBID));
+    loom_rangeset_free(&set);
+    return quiet ? 0 : -1;
+}
+
 /* One job.signal; returns 0 or the error already reported (-1). */
 static int scancel_send(scancel_t *c, const char *text, json_t *body, bool is_step)
 {
@@ -291,9 +311,14 @@ static int scancel_send(scancel_t *c, const char *text, json_t *body, bool is_st
     json_object_set_new(body, "full", json_boolean(c->full));
     scancel_say(c, text);
     loom_err_t err = {0};
-    int rc = loom_cli_call(&c->cli, "job.signal", body, NULL, &err);
-    if (rc == 0)
-        return 0;
+    json_t *reply = NULL;
+    int rc = loom_cli_call(&c->cli, "job.signal", body, &reply, &err);
+    if (rc == 0) {
+        rc = scancel_missing(c, body, reply, sig);
+        json_decref(reply);
+        return rc;
+    }
+    json_decref(reply);
     /* scancel 22.05: with the plain SIGKILL an unknown job (or array task)
      * is as quiet as a finished one; -b and steps still report it. */
     bool done = rc == -LOOM_EALREADY_DONE || (rc == -LOOM_EINVAL_JOBID && !is_step && !c->batch);

@@ -372,6 +372,9 @@ static int h_job_signal(ctld_t *c, const ctld_peer_t *peer, const json_t *req, j
     ctld_vec_free(&jobs);
     loom_rangeset_free(&in_meta);
     *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");
+    /* Named tasks that are not there: scancel reports them one by one. */
+    if (rc == 0 && *reply && tasks)
+        ctld_array_note_missing(c, id, tasks, *reply);
     return rc;
 }
 

@@ -228,3 +228,14 @@ def test_some_named_tasks_missing(cluster):
         p = cluster.run("scontrol", *cmd)
         assert (p.returncode, p.stderr) == (1, "%d_40-50: Invalid job id specified\n" % a)
     cluster.run("scancel", str(a), check=True)
+    # scancel with a signal: one error per missing task (the plain kill is quiet)
+    b = sbatch(cluster, "--array=0-1", "--wrap", "sleep 30")
+    cluster.wait_for(lambda: sum(1 for r in records(cluster, b)
+                                 if cluster.state_of(r) == "RUNNING") == 2, "running")
+    p = cluster.run("scancel", "-s", "CONT", "%d_[1-3]" % b)
+    assert p.returncode == 1
+    assert p.stderr == "".join("scancel: error: Kill job error on job id %d_%d: Invalid job id "
+                               "specified\n" % (b, t) for t in (2, 3))
+    p = cluster.run("scancel", "%d_[1-3]" % b)
+    assert (p.returncode, p.stderr) == (0, "")
+    cluster.run("scancel", str(b), check=True)
