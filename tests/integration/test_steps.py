@@ -93,11 +93,12 @@ def test_extern_step_with_contain(make_cluster):
 
 
 def test_signal_option_reaches_step_tasks(cluster):
-    """srun --signal=USR1@58 -t1: the tasks get SIGUSR1 about 2 s in."""
+    """srun --signal=USR1@55 -t1: the tasks get SIGUSR1 about 5 s in (time
+    enough for their traps, even under ASan)."""
     need("srun")
     task = "trap 'echo got USR1; exit 0' USR1; while :; do sleep 0.1; done"
     start = time.time()
-    p = cluster.run("srun", "--signal=USR1@58", "-t1", "-n2", "-l", "bash", "-c", task,
+    p = cluster.run("srun", "--signal=USR1@55", "-t1", "-n2", "-l", "bash", "-c", task,
                     timeout=50)
     assert p.returncode == 0, p.stdout + p.stderr
     assert sorted(lines(p.stdout)) == ["0: got USR1", "1: got USR1"], p.stdout
@@ -261,17 +262,17 @@ def test_lost_node_ends_step_node_fail(make_cluster):
 
 
 def test_batch_signal_reaches_steps_unless_b(cluster):
-    """sbatch --signal=USR1@58 -t1: the srun step's task gets SIGUSR1; with
+    """sbatch --signal=USR1@55 -t1: the srun step's task gets SIGUSR1; with
     B: only the batch shell does (sbatch 22.05's man page)."""
     need("sbatch", "srun")
     task = ('trap "echo step got USR1; exit 0" USR1; n=0; '
-            'while [ $n -lt 60 ]; do sleep 0.1; n=$((n+1)); done')
+            'while [ $n -lt 100 ]; do sleep 0.1; n=$((n+1)); done')
     outs = {}
     for flag in ("", "B:"):
         out = cluster.work / ("sig%s.out" % (flag[:1] or "x"))
         script = ("#!/bin/bash\ntrap 'echo shell got USR1' USR1\n"
                   "srun -n1 bash -c '%s' &\nwait\nwait\necho done\n" % task)
-        p = cluster.run("sbatch", "--signal=%sUSR1@58" % flag, "-t1", "-o", str(out),
+        p = cluster.run("sbatch", "--signal=%sUSR1@55" % flag, "-t1", "-o", str(out),
                         input=script)
         jid = int(p.stdout.split()[-1])
         outs[flag] = (jid, out)
