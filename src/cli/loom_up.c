@@ -551,7 +551,8 @@ int loom_up_main(int argc, char **argv)
     return 0;
 }
 
-/* True when /proc/<pid>/exe still names exe: the pid was not reused. */
+/* True when /proc/<pid>/exe still names exe: the pid was not reused. A
+ * binary rebuilt since it started reads "exe (deleted)". */
 static bool down_same_process(pid_t pid, const char *exe)
 {
     char link[64], target[PATH_MAX];
@@ -560,7 +561,9 @@ static bool down_same_process(pid_t pid, const char *exe)
     if (n <= 0)
         return false;
     target[n] = '\0';
-    return strcmp(target, exe) == 0;
+    size_t len = strlen(exe);
+    return strncmp(target, exe, len) == 0 &&
+           (target[len] == '\0' || strcmp(target + len, " (deleted)") == 0);
 }
 
 /* SIGTERM, then wait up to 10 s, then SIGKILL. Returns 1 if it was running. */
