@@ -38,7 +38,7 @@ typedef struct {
     loom_rpc_t *rpc;
     loom_pf_t pf;
     const char *format, *jobs, *users, *accounts, *states, *names, *parts, *start, *end;
-    bool all, allocs, json, helpformat;
+    bool all, allocs, json, helpformat, duplicates;
     sacct_item_t items[128];
     size_t nitems;
     loom_strv_t steps; /* "job.step" ids asked for with -j */
@@ -228,6 +228,39 @@ static void sacct_sort(json_t *arr, int (*cmp)(const void *, const void *))
     free(v);
 }
 
+/* Runs of one job id (a requeue stores the earlier run apart), latest last. */
+static int sacct_run_cmp(const void *pa, const void *pb)
+{
+    const json_t *a = *(json_t *const *)pa, *b = *(json_t *const *)pb;
+    int c = strcmp(loom_js_or(a, "cluster", ""), loom_js_or(b, "cluster", ""));
+    if (c)
+        return c;
+    int64_t ka[2] = {loom_ji(a, "job_id", 0), loom_ji(a, "submit_time", 0)};
+    int64_t kb[2] = {loom_ji(b, "job_id", 0), loom_ji(b, "submit_time", 0)};
+    for (int k = 0; k < 2; k++)
+        if (ka[k] != kb[k])
+            return ka[k] < kb[k] ? -1 : 1;
+    return 0;
+}
+
+/* Without -D, as sacct: only the latest run of each job id. */
+static void sacct_drop_earlier_runs(json_t *jobs)
+{
+    size_t n = json_array_size(jobs);
+    json_t **v = loom_xcalloc(n + 1, sizeof(*v));
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_array_get(jobs, i);
+    qsort(v, n, sizeof(*v), sacct_run_cmp);
+    for (size_t i = 0; i + 1 < n; i++)
+        if (loom_ji(v[i], "job_id", 0) == loom_ji(v[i + 1], "job_id", 0) &&
+            !strcmp(loom_js_or(v[i], "cluster", ""), loom_js_or(v[i + 1], "cluster", "")))
+            json_object_set_new(v[i], "earlier_run", json_true());
+    free(v);
+    for (size_t i = n; i-- > 0;)
+        if (json_object_get(json_array_get(jobs, i), "earlier_run"))
+            json_array_remove(jobs, i);
+}
+
 static void sacct_emit(sacct_t *s, const sacct_row_t *r)
 {
     for (size_t i = 0; i < s->nitems; i++) {
@@ -335,6 +368,7 @@ static int sacct_opts(sacct_t *s, int argc, char **argv)
                                        {"delimiter", required_argument, NULL, OPT_DELIM},
                                        {"units", required_argument, NULL, OPT_UNITS},
                                        {"noconvert", no_argument, NULL, OPT_NOCONVERT},
+                                       {"duplicates", no_argument, NULL, 'D'},
                                        {"version", no_argument, NULL, 'V'},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
@@ -400,8 +434,10 @@ static int sacct_opts(sacct_t *s, int argc, char **argv)
             break;
         case OPT_UNITS:
         case OPT_NOCONVERT:
-        case 'v':
         case 'D':
+            s->duplicates = true;
+            break;
+        case 'v':
         case 'L':
         case 'M':
             break;
@@ -429,6 +465,8 @@ int main(int argc, char **argv)
         sacct_helpformat(&s);
     } else if (rc == 0 && (rc = sacct_parse_format(&s, s.format ? s.format : SACCT_DEFAULT)) == 0 &&
                (rc = sacct_query(&s, now, &jobs)) == 0) {
+        if (!s.duplicates)
+            sacct_drop_earlier_runs(jobs);
         sacct_sort(jobs, sacct_job_cmp);
         if (s.json)
             sacct_json(&s, jobs);

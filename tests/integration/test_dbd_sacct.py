@@ -128,3 +128,21 @@ def test_sacct_json_and_helpformat(dbd):
     assert "JobID" in p.stdout and "MaxRSS" in p.stdout
     p = dbd.run(["sacct", "-o", "Bogus"])
     assert p.returncode == 1 and 'Invalid field requested: "Bogus"' in p.stderr
+
+
+def test_requeued_runs_need_duplicates(dbd):
+    """A requeued job's earlier run is its own record: sacct shows only the
+    latest run of each job id, -D/--duplicates shows them all, oldest first."""
+    base = {"job_id": 7, "name": "rq", "partition": "debug", "account": "acct",
+            "user_name": "root", "user_id": 0, "num_cpus": 1, "exit_code": 0}
+    runs = [dict(base, submit_time=1_800_000_000, start_time=1_800_000_010,
+                 end_time=1_800_000_020, state="REQUEUED"),
+            dict(base, submit_time=1_800_000_020, start_time=1_800_000_030,
+                 end_time=1_800_000_040, state="COMPLETED")]
+    rep = dbd.call({"type": "dbd.job", "records": [{"seq": i + 1, "job": r}
+                                                   for i, r in enumerate(runs)]})
+    assert rep["rc"] == 0
+    argv = ["sacct", "-a", "-n", "-X", "-P", "-j", "7", "-o", "JobID,State"]
+    assert dbd.run(argv).stdout == "7|COMPLETED\n"
+    assert dbd.run(argv + ["-D"]).stdout == "7|REQUEUED\n7|COMPLETED\n"
+    assert dbd.run(argv + ["--duplicates"]).stdout == "7|REQUEUED\n7|COMPLETED\n"
