@@ -36,6 +36,7 @@ static const update_key_t update_job_keys[] = {
     {"TimeLimit", NULL, UPD_MINS},        {"TimeMin", NULL, UPD_MINS},
     {"StartTime", "EligibleTime", UPD_DATE}, {"Deadline", NULL, UPD_DATE},
     {"Priority", NULL, UPD_INT},          {"Nice", NULL, UPD_INT},
+    {"SiteFactor", NULL, UPD_INT},
     {"NumCPUs", "MinCPUs", UPD_INT},      {"NumTasks", "ReqProcs", UPD_INT},
     {"MinCPUsNode", NULL, UPD_INT},       {"CPUsPerTask", NULL, UPD_INT},
     {"ArrayTaskThrottle", NULL, UPD_INT}, {"NumNodes", "ReqNodes", UPD_NODES},
@@ -127,6 +128,12 @@ static int update_job_changes(loom_scontrol_t *sc, int n, char **w, json_t *chan
         if (!v) {
             fprintf(stderr, "Invalid input: %s\n", w[i]);
             fprintf(stderr, "Request aborted\n");
+            return -1;
+        }
+        if (!strcmp(k->name, "SiteFactor") && llabs(json_integer_value(v)) > 2147483645) {
+            json_decref(v); /* as scontrol 22.05 says it */
+            fprintf(stderr, "scontrol: error: SiteFactor value out of range (+/- 2147483645). "
+                            "Value ignored\n");
             return -1;
         }
         json_object_set_new(changes, k->name, v);
@@ -330,6 +337,9 @@ int loom_scontrol_update(loom_scontrol_t *sc, int n, char **w)
         loom_cli_error(&sc->cli, "%s", err.msg);
         return sc->cli.exit_error;
     }
+    /* "job 12 Key=Value ..." (scontrol 22.05 takes that spelling too). */
+    if (n >= 2 && !strchr(w[0], '=') && (!strcasecmp(w[0], "job") || !strcasecmp(w[0], "jobid")))
+        return update_job(sc, w[1], n - 2, w + 2);
     /* The record selector may be any of the words; Slurm takes the first. */
     for (int i = 0; i < n; i++) {
         const char *eq = strchr(w[i], '=');
@@ -342,7 +352,7 @@ int loom_scontrol_update(loom_scontrol_t *sc, int n, char **w)
             if (k != i)
                 rest[m++] = w[k];
         int rc = -1;
-        if (klen == 5 && strncasecmp(w[i], "JobId", 5) == 0)
+        if (klen >= 3 && klen <= 5 && strncasecmp(w[i], "JobId", klen) == 0) /* Job= too */
             rc = update_job(sc, eq + 1, m, rest);
         else if (klen == 8 && strncasecmp(w[i], "NodeName", 8) == 0)
             rc = update_node(sc, eq + 1, m, rest);

@@ -90,7 +90,8 @@ typedef struct ctld_job {
     uint32_t priority;
     uint32_t prio_base; /* priority before a hold */
     int32_t nice;
-    char hold; /* 0, 'u' (JobHeldUser) or 'a' (JobHeldAdmin) */
+    int32_t site_factor; /* scontrol update SiteFactor= (admins): added to the priority */
+    char hold;           /* 0, 'u' (JobHeldUser) or 'a' (JobHeldAdmin) */
     uint32_t uid, gid;
     char *user, *group;
     char *name, *account, *qos, *comment, *work_dir, *command;

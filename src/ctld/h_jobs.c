@@ -394,6 +394,7 @@ static const upd_key_t h_upd_keys[] = {
     {"Name", "name", false, false},
     {"Priority", "priority", false, false},
     {"Nice", "nice", false, false},
+    {"SiteFactor", "site_factor", false, true},
     {"NumNodes", "min_nodes", true, false},
     {"MaxNodes", "max_nodes", true, false},
     {"NumCPUs", "min_cpus", true, false},
@@ -433,6 +434,8 @@ static int h_upd_allowed(const ctld_job_t *job, const upd_key_t *k, const json_t
         return loom_errf(err, -LOOM_EDISABLED, "Job is no longer pending execution");
     if (admin)
         return 0;
+    if (k->admin_only)
+        return loom_errf(err, -LOOM_EACCESS, "Access/permission denied");
     json_int_t x = json_integer_value(v);
     if (!strcmp(k->key, "time_limit") &&
         (x < 0 ? job->time_limit >= 0 : (job->time_limit >= 0 && x > job->time_limit)))

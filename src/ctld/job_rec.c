@@ -74,6 +74,7 @@ static const rec_int_t rec_ints[] = {
     I("group_id", gid, 'u', false),
     I("priority", priority, 'u', false),
     IZ("nice", nice, 'n', false),
+    IZ("site_factor", site_factor, 'n', false),
     I("submit_time", submit_time, 'i', false),
     I("start_time", start_time, 'i', false),
     I("end_time", end_time, 'i', false),

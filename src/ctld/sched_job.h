@@ -46,6 +46,7 @@ typedef struct ctld_sched_job {
     int64_t prio_time;
     uint32_t prio_seen; /* job->priority when computed: another change forces a recompute */
     int32_t nice_seen;
+    int32_t site_seen;
     bool oversubscribe; /* --oversubscribe */
     int64_t deadline;   /* --deadline (0: none) */
     int64_t planned;    /* planned start while pending (0: none) */

@@ -159,6 +159,7 @@ static void prio_inputs(const ctld_t *c, const ctld_job_t *job, const ctld_part_
                                       (double)p->cfg->priority_job_factor / x->max_job_factor,
                                   .fairshare = ctld_sched_prio_fairshare(c, job),
                                   .qos_norm = ctld_policy_qos_norm(c, job),
+                                  .site = job->site_factor,
                                   .nice = job->nice};
     prio_raw_inputs(c, job, p, in);
     for (size_t i = 0; i < x->prio.ntres; i++) {
@@ -199,7 +200,8 @@ void ctld_sched_prio_update(ctld_t *c, ctld_job_t *job, int64_t now)
     if (!ctld_sched_multifactor(c) || !sx || job->priority == 0)
         return;
     bool due = !sx->prio_time || now - sx->prio_time >= c->sched.x->calc_period ||
-               job->priority != sx->prio_seen || job->nice != sx->nice_seen;
+               job->priority != sx->prio_seen || job->nice != sx->nice_seen ||
+               job->site_factor != sx->site_seen;
     if (!due)
         return;
     for (size_t k = 0; k < sx->nparts; k++) {
@@ -209,6 +211,7 @@ void ctld_sched_prio_update(ctld_t *c, ctld_job_t *job, int64_t now)
     }
     sx->prio_time = now;
     sx->nice_seen = job->nice;
+    sx->site_seen = job->site_factor;
     if (sx->nparts && job->priority != sx->pprio[0]) {
         job->priority = sx->pprio[0];
         ctld_job_touch(job);
@@ -252,9 +255,9 @@ static json_t *prio_entry(const ctld_t *c, const ctld_job_t *job, size_t k, int6
     return json_pack("{s:I, s:s, s:s, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:o}", "job_id",
                      (json_int_t)job->id, "user_name", job->user ? job->user : "", "partition",
                      p->cfg->name, "priority", (json_int_t)ctld_sched_prio_of(job, k), "site",
-                     (json_int_t)0, "age", f.age, "assoc", f.assoc, "fairshare", f.fairshare,
-                     "job_size", f.job_size, "part", f.partition, "qos", f.qos, "nice", job->nice,
-                     "tres", tres);
+                     (json_int_t)job->site_factor, "age", f.age, "assoc", f.assoc, "fairshare",
+                     f.fairshare, "job_size", f.job_size, "part", f.partition, "qos", f.qos, "nice",
+                     job->nice, "tres", tres);
 }
 
 /* Pending jobs that may run: not held, not waiting on a dependency or begin time. */

@@ -24,6 +24,10 @@
  * INCR_ONLY and ACCRUE_ALWAYS are accepted and not honoured: running jobs
  * keep the priority they started with, fair-share is always fair-tree.
  *
+ * The site factor: scontrol update job SiteFactor=N (administrators; |N|
+ * <= 2147483645, scontrol refuses more) is added to the priority at once
+ * and shown in sprio's SITE column (PrioritySiteFactorPlugin is not used).
+ *
  * job.prio (user role): {job_ids?, users?, partitions?} -> {"jobs": [...],
  * "weights": {...}}: one entry per pending job and partition with the
  * normalised factors; sprio weights them itself.

@@ -160,3 +160,35 @@ def test_cr_socket(make_cluster):
     c.wait_job(big, "RUNNING")
     assert "NumCPUs=8 NumTasks=5" in c.run("scontrol", "show", "job", str(big)).stdout
     c.rpc("job.signal", job_id=big, cancel=True, signal=9)
+
+
+def test_site_factor(make_cluster):
+    """scontrol update job SiteFactor= (admins only), as on slurmctld 22.05.8:
+    sprio's SITE column and the priority take it at once; out of range is
+    refused by scontrol itself; a user may not set it on their own job."""
+    import os
+    c = make_cluster(nodes=1, cpus=2, gpus=0, conf_extra=FLAGS, partitions=PARTS)
+    b = c.submit(SLEEP % 300, ntasks=2, time_limit=10)["job_id"]
+    c.wait_job(b, "RUNNING")
+    j = c.submit(ntasks=1, time_limit=10)["job_id"]
+    c.wait_for(lambda: _cols(c, j) == (17000, 10000, 7000), "sprio before")
+    p = c.run("scontrol", "update", "job", str(j), "SiteFactor=500")
+    assert p.returncode == 0, p.stderr
+    c.wait_for(lambda: c.run("sprio", "-h", "-o", "%i %r %Y %S").stdout.split()
+               == [str(j), "pa", "17500", "500"], "SITE 500")
+    assert c.run("scontrol", "update", "job", str(j), "SiteFactor=-100").returncode == 0
+    c.wait_for(lambda: c.run("sprio", "-h", "-o", "%Y %S").stdout.split() == ["16900", "-100"],
+               "SITE -100")
+    p = c.run("scontrol", "update", "job", str(j), "SiteFactor=99999999999")
+    assert p.returncode == 1
+    assert p.stderr == ("scontrol: error: SiteFactor value out of range (+/- 2147483645). "
+                        "Value ignored\n")
+    if os.getuid() == 0:
+        from test_ctld_sched import rpc_as
+        mine = rpc_as(c, 65534, "job.submit", script=SLEEP % 60,
+                      job={"name": "n", "work_dir": "/tmp", "hold": True, "time_limit": 5})
+        r = rpc_as(c, 65534, "job.update", job_id=mine["job_id"], changes={"SiteFactor": 5})
+        assert r["rc"] == "LOOM_EACCESS"
+        c.rpc("job.signal", job_id=mine["job_id"], cancel=True, signal=9)
+    for k in (b, j):
+        c.rpc("job.signal", job_id=k, cancel=True, signal=9)
