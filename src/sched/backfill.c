@@ -313,12 +313,15 @@ static bool bf_need_all_gres(const loom_sched_node_t *n, const loom_sched_req_t 
         if (!strcmp(r->gres[i].name, "gpu"))
             *gpus += r->gres[i].count;
     }
-    uint64_t more = (uint64_t)r->gpus_per_task * need->tasks + bf_div_up(r->gpus_per_job, k);
+    uint64_t share = k ? bf_div_up(r->gpus_per_job, k) : r->gpus_per_job > 0; /* 0: the least */
+    uint64_t more = (uint64_t)r->gpus_per_task * need->tasks + share;
     *gpus += more;
     return bf_need_gres(need, bf_gres_mask(n, "gpu", r->gpus_type), more);
 }
 
-/* The share of a job on one of k nodes. False when the node can never host it. */
+/* The share of a job on one of k nodes; k == 0: the least any node of it
+ * takes (one task, or --ntasks-per-node; one GPU of --gpus). False when the
+ * node can never host it. */
 static bool bf_need(const loom_sched_node_t *n, const loom_sched_req_t *r, uint32_t k,
                     bf_need_t *need)
 {
@@ -326,14 +329,15 @@ static bool bf_need(const loom_sched_node_t *n, const loom_sched_req_t *r, uint3
     uint32_t cpt = r->cpus_per_task ? r->cpus_per_task : 1;
     uint64_t ntasks =
         r->ntasks ? r->ntasks : (uint64_t)(r->ntasks_per_node ? r->ntasks_per_node : 1) * k;
-    need->tasks = (uint32_t)(r->ntasks_per_node ? r->ntasks_per_node : bf_div_up(ntasks, k));
+    need->tasks =
+        (uint32_t)(r->ntasks_per_node ? r->ntasks_per_node : (k ? bf_div_up(ntasks, k) : 1));
     uint64_t gpus;
     if (!bf_need_all_gres(n, r, k, need, &gpus))
         return false;
     uint64_t cpus = (uint64_t)need->tasks * cpt;
     if (r->cpus_per_gpu && gpus * r->cpus_per_gpu > cpus)
         cpus = gpus * r->cpus_per_gpu;
-    if (bf_div_up(r->min_cpus, k) > cpus)
+    if (k && bf_div_up(r->min_cpus, k) > cpus)
         cpus = bf_div_up(r->min_cpus, k);
     if (n->unit > 1)
         cpus = bf_div_up(cpus, n->unit) * n->unit;
@@ -420,7 +424,7 @@ static const bf_need_t *bf_node_need(bf_plan_t *pl, uint32_t i)
     uint32_t c = pl->bf->cls[i];
     if (!pl->cls_state[c]) {
         const loom_sched_node_t *rep = &pl->nodes[pl->bf->cls_rep[c]];
-        pl->cls_state[c] = bf_need(rep, pl->req, pl->k, &pl->cls_need[c]) ? 1 : 2;
+        pl->cls_state[c] = bf_need(rep, pl->req, pl->exact ? 0 : pl->k, &pl->cls_need[c]) ? 1 : 2;
     }
     return pl->cls_state[c] == 1 ? &pl->cls_need[c] : NULL;
 }
@@ -780,18 +784,34 @@ static size_t bf_times(const bf_plan_t *pl, int64_t tmin, int64_t **out)
 
 /* The earliest start >= tmin where the selector places the job on what the
  * profile leaves free for its whole duration; *out gets that placement. */
+/* The selector on what the profile leaves free over [t, t + d). */
+static bool bf_try_at(const bf_plan_t *pl, int64_t t, loom_sched_alloc_t *out)
+{
+    bf_at_t at = {pl->bf, t, bf_add_time(t, pl->d)};
+    loom_sched_place_opts_t o = {
+        .flags = LOOM_SCHED_IGNORE_ALLOC, .limit = bf_limit_at, .limit_arg = &at};
+    loom_sched_alloc_t a = {0};
+    if (loom_sched_try_place_ex(pl->nodes, pl->nnodes, pl->req, &o, &a) < 0)
+        return false;
+    *out = a;
+    return true;
+}
+
 static int64_t bf_plan_exact(bf_plan_t *pl, int64_t tmin, loom_sched_alloc_t *out)
 {
+    /* No start before min_nodes nodes (the required ones among them) can each
+     * take the least share: the sweep finds that time, a lower bound, and
+     * most often the answer. */
+    if (pl->ncand < pl->k || pl->nreq < pl->req->nreq_nodes)
+        return LOOM_SCHED_BF_NEVER;
+    int64_t lo = bf_earliest_many(pl, tmin);
+    if (lo == LOOM_SCHED_BF_NEVER || bf_try_at(pl, lo, out))
+        return lo;
     int64_t *times;
-    size_t n = bf_times(pl, tmin, &times), step = 1, i = 0;
+    size_t n = bf_times(pl, lo, &times), step = 1, i = 1; /* times[0] is lo */
     int64_t found = LOOM_SCHED_BF_NEVER;
     while (i < n) {
-        bf_at_t at = {pl->bf, times[i], bf_add_time(times[i], pl->d)};
-        loom_sched_place_opts_t o = {
-            .flags = LOOM_SCHED_IGNORE_ALLOC, .limit = bf_limit_at, .limit_arg = &at};
-        loom_sched_alloc_t a = {0};
-        if (loom_sched_try_place_ex(pl->nodes, pl->nnodes, pl->req, &o, &a) == 0) {
-            *out = a;
+        if (bf_try_at(pl, times[i], out)) {
             found = times[i];
             break;
         }
@@ -843,8 +863,7 @@ static void bf_plan_init(bf_plan_t *pl, loom_sched_bf_t *bf, const loom_sched_no
     pl->nnodes = bf->nnodes;
     pl->k = j->req->min_nodes ? j->req->min_nodes : 1;
     pl->exact = !bf_split_exact(j->req);
-    if (!pl->exact)
-        bf_collect(pl);
+    bf_collect(pl); /* exact: the least share, for a lower bound */
 }
 
 /* The arrays belong to the planner's scratch: nothing to free per job. */

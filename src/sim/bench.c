@@ -115,7 +115,7 @@ static void bench_fill(bench_t *b, loom_sim_rng_t *r, double busy)
     }
 }
 
-static void bench_queue(bench_t *b, loom_sim_rng_t *r, size_t n)
+static void bench_queue(bench_t *b, loom_sim_rng_t *r, size_t n, bool node_range)
 {
     b->njobs = n;
     b->reqs = loom_xcalloc(n + 1, sizeof(*b->reqs));
@@ -123,6 +123,8 @@ static void bench_queue(bench_t *b, loom_sim_rng_t *r, size_t n)
     b->jobs = loom_xcalloc(n + 1, sizeof(*b->jobs));
     for (size_t i = 0; i < n; i++) {
         bench_shape(r, &b->reqs[i], &b->gres[i]);
+        if (node_range && b->reqs[i].min_nodes > 1)
+            b->reqs[i].max_nodes = b->reqs[i].min_nodes + 1;
         if (b->reqs[i].ngres)
             b->reqs[i].gres = &b->gres[i];
         b->jobs[i] = (loom_sched_job_t){.job_id = (uint32_t)i + 1,
@@ -262,7 +264,7 @@ int loom_sim_bench(const loom_sim_bench_opts_t *o)
     for (size_t k = 0; k < o->njobs; k++) {
         loom_sim_rng_t qr = {r.s + k};
         bench_t q = b;
-        bench_queue(&q, &qr, o->jobs[k]);
+        bench_queue(&q, &qr, o->jobs[k], o->node_range);
         bench_row_t row = {0};
         loom_sched_result_t *pres = bench_pass(&q, &row);
         bench_bf(&q, o->bf_max_job_test, pres, &row);

@@ -19,6 +19,7 @@
 #ifndef LOOM_SIM_BENCH_H
 #define LOOM_SIM_BENCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,7 +29,8 @@ typedef struct loom_sim_bench_opts {
     size_t njobs;
     uint32_t bf_max_job_test; /* 0: 500 */
     uint64_t seed;
-    double busy; /* share of GPUs running at the start (0.95) */
+    double busy;     /* share of GPUs running at the start (0.95) */
+    bool node_range; /* pending multi-node jobs ask -N k-(k+1) */
 } loom_sim_bench_opts_t;
 
 int loom_sim_bench(const loom_sim_bench_opts_t *o);

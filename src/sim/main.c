@@ -3,8 +3,10 @@
  *
  *   loom-sim [run] (--swf FILE | --csv FILE | --generate N) [cluster] [policy]
  *   loom-sim gen --jobs N [--seed S] [--load L] [cluster]      CSV on stdout
- *   loom-sim bench [--nodes N] [--jobs N[,N...]] [--bf-max-job-test N]
+ *   loom-sim bench [--nodes N] [--jobs N[,N...]] [--bf-max-job-test N] [--node-range]
  *
+ * bench --node-range: pending multi-node jobs ask -N k-(k+1) (the backfill's
+ * exact multi-node planner) instead of -N k.
  * Cluster: --nodes N --cpus-per-node C --gpus-per-node G --mem-per-node MiB
  * (an SWF trace without --nodes uses its MaxProcs / MaxNodes header).
  * Policy: --policy fifo|priority|backfill|all (default all), --bf-window
@@ -32,7 +34,7 @@ typedef struct {
     uint64_t seed;
     double load;
     char *bench_jobs;
-    bool nodes_set, load_set;
+    bool nodes_set, load_set, node_range;
 } main_opts_t;
 
 enum {
@@ -50,6 +52,7 @@ enum {
     OPT_BF_WINDOW,
     OPT_BF_RES,
     OPT_BF_TEST,
+    OPT_NODE_RANGE,
     OPT_HELP,
 };
 
@@ -68,6 +71,7 @@ static const struct option main_long[] = {
     {"bf-window", required_argument, NULL, OPT_BF_WINDOW},
     {"bf-resolution", required_argument, NULL, OPT_BF_RES},
     {"bf-max-job-test", required_argument, NULL, OPT_BF_TEST},
+    {"node-range", no_argument, NULL, OPT_NODE_RANGE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -80,7 +84,8 @@ static void main_usage(FILE *f)
             "         [--policy fifo|priority|backfill|all] [--bf-window MIN]\n"
             "         [--bf-resolution SEC] [--bf-max-job-test N] [--seed S] [--load L]\n"
             "       loom-sim gen --jobs N [--seed S] [--load L] [--nodes N] [--gpus-per-node G]\n"
-            "       loom-sim bench [--nodes N] [--jobs N[,N...]] [--bf-max-job-test N]\n");
+            "       loom-sim bench [--nodes N] [--jobs N[,N...]] [--bf-max-job-test N]"
+            " [--node-range]\n");
 }
 
 static int main_num(const char *what, const char *s, uint64_t max, uint64_t *out)
@@ -166,6 +171,9 @@ static int main_opt(main_opts_t *m, int c, const char *arg)
     case OPT_BF_TEST:
         rc = main_num("--bf-max-job-test", arg, 1000000, &v);
         m->sim.bf_max_job_test = (uint32_t)v;
+        break;
+    case OPT_NODE_RANGE:
+        m->node_range = true;
         break;
     default:
         rc = -1;
@@ -291,7 +299,8 @@ static int main_bench(main_opts_t *m)
                                .njobs = n,
                                .bf_max_job_test = m->sim.bf_max_job_test,
                                .seed = m->seed,
-                               .busy = m->load_set && m->load <= 1 ? m->load : 0.95};
+                               .busy = m->load_set && m->load <= 1 ? m->load : 0.95,
+                               .node_range = m->node_range};
     return loom_sim_bench(&o) ? 1 : 0;
 }
 
