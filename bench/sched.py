@@ -7,7 +7,9 @@ the three policies on a synthetic GPU trace.
 
 1. `loom-sim bench`: 10,000 nodes (64 CPUs, 8 GPUs, 1 TiB), about 95% of the
    GPUs busy with running jobs of mixed shapes, then one sort + main pass and
-   one backfill pass over 1k / 10k / 100k pending jobs of mixed shapes.
+   one backfill pass over 1k / 10k / 100k pending jobs of mixed shapes; then
+   100k again with multi-node jobs asking -N k-(k+1) (--node-range: the
+   backfill's exact multi-node planner).
    Targets (DESIGN.md): the pass within 100 ms, backfill within 1 s.
 2. `loom-sim run` on a generated trace (16 nodes x 8 GPUs, offered load 0.9):
    mean / p95 wait, bounded slowdown, utilisation, makespan and GPU
@@ -43,6 +45,13 @@ def main():
                           "--bf-max-job-test", a.bf_max_job_test],
                          check=True, capture_output=True, text=True).stdout
     print(out, end="")
+    # the same with multi-node jobs asking -N k-(k+1): the exact multi-node planner
+    ranged = subprocess.run([sim, "bench", "--nodes", a.nodes, "--jobs", a.jobs.split(",")[-1],
+                             "--bf-max-job-test", a.bf_max_job_test, "--node-range"],
+                            check=True, capture_output=True, text=True).stdout
+    print("with --node-range (multi-node jobs ask -N k-(k+1)):")
+    print("\n".join(ranged.splitlines()[2:3]))
+    out += ranged
     ok = True
     for line in out.splitlines():
         f = line.split()
