@@ -35,7 +35,7 @@ static void fuzz_array(ctld_t *c, ctld_job_t *job)
     ctld_vec_t out = {0};
     if (loom_rangeset_parse("0-2,5,7-9", 100, &set, NULL) >= 0) {
         ctld_array_resolve(c, job->id, "1-6", true, &out, NULL, &err);
-        ctld_array_drop_tasks(c, job, &set, &err);
+        ctld_array_drop_tasks(c, job, &set, 0, &err);
     }
     ctld_array_startable(c, job);
     json_t *rec = ctld_job_record(c, job, CTLD_REC_FULL);

@@ -92,6 +92,9 @@ typedef struct ctld_job {
     int32_t nice;
     int32_t site_factor; /* scontrol update SiteFactor= (admins): added to the priority */
     char hold;           /* 0, 'u' (JobHeldUser) or 'a' (JobHeldAdmin) */
+    /* With cancelled_by_set: the uid whose scancel cancelled the job. */
+    uint32_t cancelled_by;
+    bool cancelled_by_set;
     uint32_t uid, gid;
     char *user, *group;
     char *name, *account, *qos, *comment, *work_dir, *command;

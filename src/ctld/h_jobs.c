@@ -310,21 +310,22 @@ static int h_jobs_may_touch_all(ctld_t *c, const ctld_peer_t *peer, const ctld_v
 /* Signal or cancel each record; pending tasks of the meta record are
  * dropped from it (cancel) or skipped (a signal reaches running jobs only).
  * One record: its error. Several: 0 when any succeeded. */
-static int h_signal_all(ctld_t *c, const json_t *req, const ctld_vec_t *jobs, ctld_job_t *meta,
-                        const loom_rangeset_t *in_meta, loom_err_t *err)
+static int h_signal_all(ctld_t *c, const ctld_peer_t *peer, const json_t *req,
+                        const ctld_vec_t *jobs, ctld_job_t *meta, const loom_rangeset_t *in_meta,
+                        loom_err_t *err)
 {
     bool cancel = json_is_true(json_object_get(req, "cancel"));
     int sig = (int)json_integer_value(json_object_get(req, "signal"));
     size_t ok = 0, n = jobs->n + (in_meta->n != 0);
     int last = 0;
     if (cancel && in_meta->n) {
-        last = ctld_array_drop_tasks(c, meta, in_meta, err);
+        last = ctld_array_drop_tasks(c, meta, in_meta, peer->uid, err);
         ok += last >= 0;
     }
     for (size_t i = 0; i < jobs->n; i++) {
         ctld_job_t *job = jobs->v[i];
         int rc =
-            cancel ? ctld_job_cancel(c, job, err)
+            cancel ? ctld_job_cancel_by(c, job, peer->uid, err)
                    : ctld_job_signal(c, job, sig, json_is_true(json_object_get(req, "batch_only")),
                                      json_is_true(json_object_get(req, "full")), err);
         if (cancel && rc == -LOOM_EALREADY_DONE)
@@ -368,7 +369,7 @@ static int h_job_signal(ctld_t *c, const ctld_peer_t *peer, const json_t *req, j
     if (rc == 0)
         rc = h_jobs_may_touch_all(c, peer, &jobs, meta, &err);
     if (rc == 0)
-        rc = h_signal_all(c, req, &jobs, meta, &in_meta, &err);
+        rc = h_signal_all(c, peer, req, &jobs, meta, &in_meta, &err);
     ctld_vec_free(&jobs);
     loom_rangeset_free(&in_meta);
     *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");

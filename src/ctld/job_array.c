@@ -407,7 +407,7 @@ uint32_t ctld_array_startable(const ctld_t *c, const ctld_job_t *job)
     return (uint32_t)n;
 }
 
-int ctld_array_drop_tasks(ctld_t *c, ctld_job_t *meta, const loom_rangeset_t *tasks,
+int ctld_array_drop_tasks(ctld_t *c, ctld_job_t *meta, const loom_rangeset_t *tasks, uint32_t uid,
                           loom_err_t *err)
 {
     if (!meta->array_pending || loom_job_base(meta->state) != LOOM_JOB_PENDING)
@@ -419,7 +419,7 @@ int ctld_array_drop_tasks(ctld_t *c, ctld_job_t *meta, const loom_rangeset_t *ta
     uint64_t dropped = loom_rangeset_count(meta->array_pending) - loom_rangeset_count(&left);
     int rc = 0;
     if (dropped && loom_rangeset_empty(&left)) {
-        rc = ctld_job_cancel(c, meta, err); /* every pending task: the record itself */
+        rc = ctld_job_cancel_by(c, meta, uid, err); /* every pending task: the record */
     } else if (dropped) {
         loom_sbuf_t sb = LOOM_SBUF_INIT;
         loom_rangeset_format(&left, &sb);

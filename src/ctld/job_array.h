@@ -96,9 +96,10 @@ ctld_job_t *ctld_array_take_task(ctld_t *c, ctld_job_t *job);
 uint32_t ctld_array_startable(const ctld_t *c, const ctld_job_t *job);
 
 /* Remove tasks from the meta record's pending set (scancel 123_[1-3]),
- * journaled; when none would be left the meta record itself is cancelled.
+ * journaled; when none would be left the meta record itself is cancelled
+ * (by uid: the requester, sacct's "CANCELLED by <uid>").
  * Returns how many pending tasks were dropped. */
-int ctld_array_drop_tasks(ctld_t *c, ctld_job_t *meta, const loom_rangeset_t *tasks,
+int ctld_array_drop_tasks(ctld_t *c, ctld_job_t *meta, const loom_rangeset_t *tasks, uint32_t uid,
                           loom_err_t *err);
 
 /* The records an id names (CLI_SPEC §0.5), pushed to out: without tasks,

@@ -98,17 +98,18 @@ int ctld_job_completed(ctld_t *c, ctld_job_t *job, int wait_status, int64_t end_
     return ops_epilog_done(c, job, wait_status, true);
 }
 
-int ctld_job_cancel(ctld_t *c, ctld_job_t *job, loom_err_t *err)
-{
-    return ctld_job_cancel_why(c, job, "None", err);
-}
-
-int ctld_job_cancel_why(ctld_t *c, ctld_job_t *job, const char *reason, loom_err_t *err)
+/* The cancel event; by >= 0: the requester's uid, journaled as cancelled_by
+ * (sacct's "CANCELLED by <uid>"). */
+static int ops_cancel(ctld_t *c, ctld_job_t *job, const char *reason, int64_t by, loom_err_t *err)
 {
     loom_job_state_t base = loom_job_base(job->state);
     if (loom_job_state_is_terminal(job->state))
         return loom_errf(err, -LOOM_EALREADY_DONE, "job %u is already done", job->id);
-    int rc = ops_end(c, job, LOOM_JOB_EV_CANCEL, job->exit_code, ctld_now(), reason, err);
+    json_t *extra = json_pack("{s:i, s:I, s:s}", "exit_code", job->exit_code, "end_time",
+                              (json_int_t)ctld_now(), "reason", reason);
+    if (by >= 0)
+        json_object_set_new(extra, "cancelled_by", json_integer((json_int_t)by));
+    int rc = ctld_job_event(c, job, LOOM_JOB_EV_CANCEL, extra, err);
     if (rc < 0)
         return rc;
     if (base == LOOM_JOB_PENDING) {
@@ -120,6 +121,21 @@ int ctld_job_cancel_why(ctld_t *c, ctld_job_t *job, const char *reason, loom_err
     else
         ops_epilog_done(c, job, 0, false);
     return 0;
+}
+
+int ctld_job_cancel(ctld_t *c, ctld_job_t *job, loom_err_t *err)
+{
+    return ops_cancel(c, job, "None", -1, err);
+}
+
+int ctld_job_cancel_by(ctld_t *c, ctld_job_t *job, uint32_t uid, loom_err_t *err)
+{
+    return ops_cancel(c, job, "None", uid, err);
+}
+
+int ctld_job_cancel_why(ctld_t *c, ctld_job_t *job, const char *reason, loom_err_t *err)
+{
+    return ops_cancel(c, job, reason, -1, err);
 }
 
 int ctld_job_signal(ctld_t *c, ctld_job_t *job, int sig, bool batch_only, bool full,

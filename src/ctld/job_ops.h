@@ -14,7 +14,8 @@
  *    the node writes Slurm's "*** JOB N ON node CANCELLED AT t DUE TO TIME
  *    LIMIT ***" line; state TIMEOUT, reason TimeLimit;
  *  - cancel: pending jobs become CANCELLED at once; running ones CANCELLED
- *    (COMPLETING) and job.kill reason "cancel";
+ *    (COMPLETING) and job.kill reason "cancel"; scancel's uid is journaled
+ *    with the end as cancelled_by (messages.md §1);
  *  - signal without cancel: job.kill reason "signal" with the signal;
  *  - node failure: requeued when the job may be (--requeue / JobRequeue=1),
  *    else NODE_FAIL;
@@ -35,6 +36,9 @@ int ctld_job_completed(ctld_t *c, ctld_job_t *job, int wait_status, int64_t end_
                        const char *reason, loom_err_t *err);
 /* scancel without --signal. Security: the caller checked ownership. */
 int ctld_job_cancel(ctld_t *c, ctld_job_t *job, loom_err_t *err);
+/* scancel: the same, recording the requester's uid (cancelled_by, sacct's
+ * "CANCELLED by <uid>"). Security: the caller checked ownership. */
+int ctld_job_cancel_by(ctld_t *c, ctld_job_t *job, uint32_t uid, loom_err_t *err);
 /* The same, with the reason the cancelled job keeps (DependencyNeverSatisfied). */
 int ctld_job_cancel_why(ctld_t *c, ctld_job_t *job, const char *reason, loom_err_t *err);
 /* scancel --signal: deliver sig to the running job (batch_only: the batch shell). */

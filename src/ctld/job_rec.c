@@ -433,6 +433,8 @@ static json_t *rec_base(const ctld_t *c, const ctld_job_t *job, bool full)
     json_object_set_new(rec, "num_cpus",
                         json_integer(job->alloc.nnodes ? job->alloc.ncpus : job->min_cpus));
     json_object_set_new(rec, "requeue", json_boolean(job->requeue));
+    if (job->cancelled_by_set)
+        json_object_set_new(rec, "cancelled_by", json_integer(job->cancelled_by));
     if (job->exclusive || full)
         json_object_set_new(rec, "exclusive", json_boolean(job->exclusive));
     /* salloc's and srun's allocations have no script, hence no batch step. */
@@ -540,6 +542,9 @@ static void rec_read_flags(const json_t *rec, ctld_job_t *job)
     job->mem_whole = json_is_true(json_object_get(rec, "mem_whole"));
     job->ntasks_set = json_is_true(json_object_get(rec, "ntasks_set"));
     job->contiguous = json_is_true(json_object_get(rec, "contiguous"));
+    json_t *by = json_object_get(rec, "cancelled_by");
+    job->cancelled_by_set = json_is_integer(by);
+    job->cancelled_by = (uint32_t)json_integer_value(by);
     job->mem_per_node = (uint64_t)json_integer_value(json_object_get(rec, "mem_per_node_req"));
     job->mem_per_cpu = (uint64_t)json_integer_value(json_object_get(rec, "mem_per_cpu"));
     job->desc = json_incref(json_object_get(rec, "desc"));

@@ -100,11 +100,15 @@ static void state_apply_end(ctld_job_t *job, const json_t *ev, int64_t t)
     if (!job->start_time)
         job->start_time = job->end_time;
     job->reason = ctld_reason_intern(json_string_value(json_object_get(ev, "reason")));
+    json_t *by = json_object_get(ev, "cancelled_by");
+    job->cancelled_by_set = json_is_integer(by);
+    job->cancelled_by = (uint32_t)json_integer_value(by);
 }
 
 static void state_apply_requeue(ctld_job_t *job, const json_t *ev, int64_t t)
 {
     job->restart_cnt++;
+    job->cancelled_by_set = false;
     job->start_time = 0;
     job->end_time = 0;
     job->exit_code = 0;

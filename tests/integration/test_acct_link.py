@@ -136,6 +136,60 @@ def test_jobs_and_steps_reach_sacct(acct_cluster):
     c.wait_for(lambda: (spool / "acked").exists(), "the acked mark")
 
 
+def test_cancelled_by(make_cluster):
+    """scancel's uid reaches sacct: 'CANCELLED by <uid>' on the job row (cut to
+    'CANCELLED+' in the default 10-wide column), plain CANCELLED on its batch
+    step; it is journaled with the job's end, so a restarted controller keeps it."""
+    port = free_port()
+    c = make_cluster(start=False, cpus=8, gpus=0,
+                     conf_extra="AccountingStorageType=accounting_storage/slurmdbd\n"
+                                "AccountingStorageHost=localhost\n"
+                                "AccountingStoragePort=%d\nMinJobAge=600\n" % port)
+    a = Acct(c, "sqlite", port)
+    a.start()
+    try:
+        c.start()
+        run = c.run("sbatch", "--parsable", "--wrap", "sleep 300", check=True).stdout.strip()
+        pend = c.run("sbatch", "--parsable", "-H", "--wrap", "true", check=True).stdout.strip()
+        done = c.run("sbatch", "--parsable", "--wrap", "true", check=True).stdout.strip()
+
+        def state(jid):
+            jobs = c.rpc("job.info").get("jobs", [])
+            return next((j for j in jobs if j["job_id"] == int(jid)), {})
+        c.wait_for(lambda: state(run).get("state", [""])[0] == "RUNNING", "job running",
+                   timeout=60)
+        c.wait_for(lambda: state(done).get("state", [""])[0] == "COMPLETED", "job done",
+                   timeout=60)
+        c.run("scancel", run, pend, check=True)
+        uid = os.getuid()
+        want = "CANCELLED by %d" % uid
+        wait_sacct(c, lambda r: {x[0]: x[1] for x in r}.get(run) == want and
+                   {x[0]: x[1] for x in r}.get(pend) == want, "two cancelled jobs in sacct")
+        assert state(run)["cancelled_by"] == uid
+        assert "cancelled_by" not in state(done)
+        # Journaled: a controller killed and restarted still knows who cancelled it.
+        c.kill_ctld(signal.SIGKILL)
+        c.start_ctld()
+        assert state(run)["cancelled_by"] == uid
+        assert state(pend)["cancelled_by"] == uid
+        # The batch step ends plain CANCELLED; the default layout cuts the job's state.
+        c.wait_for(lambda: len(sacct_rows(c, "-j", run, "-o", "JobID")) >= 2,
+                   "the batch step in sacct", timeout=60)
+        rows = {r[0]: r[1] for r in sacct_rows(c, "-j", run, "-o", "JobID,State")}
+        assert rows == {run: want, run + ".batch": "CANCELLED"}, rows
+        p = c.run("sacct", "-n", "-X", "-S", "2000-01-01", "-j", run, "-o", "JobID,State",
+                  check=True)
+        assert p.stdout.split() == [run, "CANCELLED+"], p.stdout
+        p = c.run("sacct", "-n", "-X", "-S", "2000-01-01", "-j", run, "-o", "State%20",
+                  check=True)
+        assert p.stdout.strip() == want, p.stdout
+        cancelled = sacct_rows(c, "-X", "-s", "CA", "-o", "JobIDRaw,State")
+        assert sorted(x[0] for x in cancelled) == sorted([run, pend]), cancelled
+        assert sacct_rows(c, "-X", "-j", done, "-o", "State") == [["COMPLETED"]]
+    finally:
+        a.stop()
+
+
 def submit_many(c, n):
     ids = []
     for _ in range(n):

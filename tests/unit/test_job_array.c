@@ -164,7 +164,7 @@ static void test_drop_and_resolve(void **state)
     ctld_job_t *t0 = ctld_array_take_task(c, meta);
     loom_rangeset_t set = LOOM_RANGESET_INIT;
     loom_rangeset_parse("3,5-6,9", 100, &set, NULL);
-    assert_int_equal(ctld_array_drop_tasks(c, meta, &set, NULL), 4);
+    assert_int_equal(ctld_array_drop_tasks(c, meta, &set, 1000, NULL), 4);
     assert_string_equal(pending_text(meta), "1-2,4,7-8");
     ctld_vec_t out = {0};
     loom_rangeset_t in_meta = LOOM_RANGESET_INIT;
@@ -206,8 +206,19 @@ static void test_drop_and_resolve(void **state)
     loom_rangeset_free(&in_meta);
     /* dropping every pending task cancels the meta record */
     loom_rangeset_parse("0-9", 100, &set, NULL);
-    assert_int_equal(ctld_array_drop_tasks(c, meta, &set, NULL), 4);
+    assert_int_equal(ctld_array_drop_tasks(c, meta, &set, 1000, NULL), 4);
     assert_int_equal(loom_job_base(meta->state), LOOM_JOB_CANCELLED);
+    /* by the requester: sacct's "CANCELLED by 1000", kept in the record */
+    assert_true(meta->cancelled_by_set);
+    assert_int_equal(meta->cancelled_by, 1000);
+    json_t *rec = ctld_job_record(c, meta, CTLD_REC_FULL);
+    assert_int_equal(json_integer_value(json_object_get(rec, "cancelled_by")), 1000);
+    ctld_job_t *back = NULL;
+    assert_int_equal(ctld_job_from_record(c, rec, &back, NULL), 0);
+    assert_true(back->cancelled_by_set);
+    assert_int_equal(back->cancelled_by, 1000);
+    ctld_job_free(back);
+    json_decref(rec);
     loom_rangeset_free(&set);
 }
 
