@@ -371,7 +371,6 @@ void ctld_sched_run(ctld_t *c)
     s->fresh.n = 0;
     loom_sched_sort(s->jobs, n);
     n = ctld_policy_filter(c, s->jobs, n, c->sched.x->next_slot, true); /* accounting limits */
-    n = ctld_policy_filter(c, s->jobs, n, c->sched.x->next_slot, true); /* accounting limits */
     loom_sched_pass_opts_t o = {
         .nparts = c->nparts, .part_blocked = s->part_blocked, .nslots = c->sched.x->next_slot};
     size_t examined = loom_sched_pass(c->snodes, c->nnodes, s->jobs, n, &o, s->results);
