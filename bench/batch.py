@@ -5,12 +5,14 @@ Starts a one-node Loom cluster (`loom up`) and, when Debian's slurm-wlm is
 installed and we are root, a one-host real Slurm (bench/slurm_local.sh) with the
 same CPU count; runs on each:
   - sbatch latency (median, p95) over N sequential `sbatch --wrap=true`,
+    and over the P held submissions (no job runs beside them),
   - the submission rate of those N submissions,
   - the end-to-end rate until all N have finished,
   - squeue latency with P pending (held) jobs in the queue,
   - the controller's peak RSS (VmHWM),
 and the host's process-spawn rate (fork+exec of /bin/true), then prints a table
 with Slurm/Loom ratios. This is a measurement, never a test assertion.
+Figures measured so far, and what bounds them: bench/README.md.
 
   bench/batch.py [--build build/release] [--jobs 2000] [--pending 10000] [--cpus 8]
 """
@@ -106,7 +108,11 @@ def measure(sysm, njobs, npending):
     res["submit rate /s"] = njobs / total
     drained = wait_drained(sysm, 1800)
     res["end-to-end rate /s"] = njobs / (time.perf_counter() - t0) if drained else float("nan")
-    submit_many(sysm, npending, extra=("-H",))
+    held, _ = submit_many(sysm, npending, extra=("-H",))
+    held.sort()
+    # The same submissions with nothing running beside them (held jobs).
+    res["sbatch -H median ms"] = statistics.median(held) * 1000
+    res["sbatch -H p95 ms"] = held[int(len(held) * 0.95) - 1] * 1000
     sq = []
     for _ in range(10):
         s = time.perf_counter()
