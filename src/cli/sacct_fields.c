@@ -4,9 +4,11 @@
 #include "cli/sacct_fields.h"
 #include "cli/cli_common.h"
 #include "cli/cli_format.h"
+#include "common/strv.h"
 #include "common/timefmt.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -71,9 +73,42 @@ SF_JOB_STR(sf_constraints, "features")
 SF_JOB_STR(sf_reservation, "reservation")
 SF_JOB_STR(sf_flags, "flags")
 SF_JOB_STR(sf_submitline, "submit_line")
-SF_JOB_STR(sf_reqtres, "tres_req")
 SF_ANY_STR(sf_nodelist, "nodes")
-SF_ANY_STR(sf_alloctres, "tres_alloc")
+
+/* By the name before '=': "gres/gpu" before "gres/gpu:h100". */
+static int sf_tres_cmp(const void *a, const void *b)
+{
+    const char *x = *(char *const *)a, *y = *(char *const *)b;
+    size_t nx = strcspn(x, "="), ny = strcspn(y, "=");
+    int c = strncmp(x, y, nx < ny ? nx : ny);
+    return c ? c : (nx > ny) - (nx < ny);
+}
+
+/* A TRES string in sacct's order: by name ("billing=2,cpu=2,gres/gpu=1,mem=500M,
+ * node=1"), whatever order the record holds (loomctld writes scontrol's). */
+static void sf_tres(const json_t *o, const char *key, loom_sbuf_t *out)
+{
+    loom_strv_t items = LOOM_STRV_INIT;
+    const char *s = loom_js(o, key);
+    loom_strv_split(&items, s ? s : "", ",");
+    if (items.n > 1)
+        qsort(items.v, items.n, sizeof(items.v[0]), sf_tres_cmp);
+    for (size_t i = 0; i < items.n; i++)
+        loom_sbuf_addf(out, "%s%s", i ? "," : "", items.v[i]);
+    loom_strv_free(&items);
+}
+
+static void sf_reqtres(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    if (!r->step)
+        sf_tres(r->job, "tres_req", out);
+}
+
+static void sf_alloctres(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    sf_tres(sf_src(r), "tres_alloc", out);
+}
+
 SF_ANY_STR(sf_maxrssnode, "max_rss_node")
 
 static void sf_account(const sacct_row_t *r, loom_sbuf_t *out)

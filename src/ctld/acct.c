@@ -2,6 +2,7 @@
 #include "ctld/acct.h"
 #include "common/jobstate.h"
 #include "common/log.h"
+#include "common/memsize.h"
 #include "common/nodestate.h"
 #include "common/xalloc.h"
 #include "ctld/acct_link.h"
@@ -39,6 +40,31 @@ static json_t *acct_job_rec(const ctld_t *c, const ctld_job_t *job)
     return rec;
 }
 
+/* A step's AllocTRES as slurmctld records it: "cpu=2,mem=500M,node=1", with
+ * "mem=0" when the job holds no memory (CR_Core). */
+static void acct_step_tres(uint32_t ncpus, uint64_t mem, uint32_t nnodes, char *buf, size_t len)
+{
+    loom_sbuf_t m = LOOM_SBUF_INIT;
+    loom_mem_fmt(mem, &m);
+    snprintf(buf, len, "cpu=%u,mem=%s,node=%u", (unsigned)ncpus, loom_sbuf_str(&m),
+             (unsigned)nnodes);
+    loom_sbuf_free(&m);
+}
+
+/* The memory of a step: what it holds, else its job's on the step's nodes. */
+static uint64_t acct_step_mem(const ctld_job_t *job, const ctld_step_t *s)
+{
+    uint64_t mem = 0;
+    for (uint32_t i = 0; s->x && i < s->nnodes; i++) {
+        const ctld_step_node_t *n = &s->x->nodes[i];
+        if (n->mem)
+            mem += n->mem;
+        else if (n->job_node < job->alloc.nnodes)
+            mem += job->alloc.nodes[n->job_node].mem;
+    }
+    return mem;
+}
+
 static json_t *acct_step_rec(const ctld_job_t *job, const ctld_step_t *s, const char *state,
                              int code, int64_t end)
 {
@@ -47,9 +73,9 @@ static json_t *acct_step_rec(const ctld_job_t *job, const ctld_step_t *s, const 
         ncpus += s->x->nodes[i].ncpus;
     if (!ncpus)
         ncpus = s->ntasks * (s->cpus_per_task ? s->cpus_per_task : 1);
-    char id[16], tres[64];
+    char id[16], tres[96];
     snprintf(id, sizeof(id), "%u", (unsigned)s->id);
-    snprintf(tres, sizeof(tres), "cpu=%u,node=%u", (unsigned)ncpus, (unsigned)s->nnodes);
+    acct_step_tres(ncpus, acct_step_mem(job, s), s->nnodes, tres, sizeof(tres));
     return json_pack("{s:I, s:I, s:s, s:s, s:s, s:i, s:I, s:I, s:s, s:I, s:I, s:s}", "job_id",
                      (json_int_t)job->id, "submit_time", (json_int_t)job->submit_time, "step_id",
                      id, "name", s->name ? s->name : "", "state", state, "exit_code", code,
@@ -68,8 +94,8 @@ static json_t *acct_batch_rec(const ctld_job_t *job)
                         : b == LOOM_JOB_NODE_FAIL     ? "NODE_FAIL"
                                                       : "CANCELLED";
     uint32_t ncpus = job->alloc.nnodes ? job->alloc.nodes[0].ncpus : 1;
-    char tres[64];
-    snprintf(tres, sizeof(tres), "cpu=%u,node=1", (unsigned)ncpus);
+    char tres[96];
+    acct_step_tres(ncpus, job->alloc.nnodes ? job->alloc.nodes[0].mem : 0, 1, tres, sizeof(tres));
     return json_pack("{s:I, s:I, s:s, s:s, s:s, s:i, s:I, s:I, s:s, s:i, s:I, s:s}", "job_id",
                      (json_int_t)job->id, "submit_time", (json_int_t)job->submit_time, "step_id",
                      "batch", "name", "batch", "state", state, "exit_code", job->exit_code,

@@ -98,11 +98,18 @@ static const char *const store_migration_4[] = {
     NULL,
 };
 
+/* Migration 5: sacct's one-user window (store_q_build: username, submit_time
+ * <= end, end_time 0 or >= start) filtered inside one index, without a table
+ * read per older job of the user (bench/acct.py: 8.5 ms -> 0.9 ms for a day
+ * of one user over 1,000,000 jobs). It covers jobs_user_submit's prefix. */
+static const char *const store_migration_5[] = {
+    "CREATE INDEX jobs_user_window ON jobs (username, submit_time, end_time)",
+    "DROP INDEX jobs_user_submit",
+    NULL,
+};
+
 static const char *const *const store_migrations[] = {
-    store_migration_1,
-    store_migration_2,
-    store_migration_3,
-    store_migration_4,
+    store_migration_1, store_migration_2, store_migration_3, store_migration_4, store_migration_5,
 };
 
 #define STORE_NMIGRATIONS ((int)(sizeof(store_migrations) / sizeof(store_migrations[0])))

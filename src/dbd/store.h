@@ -24,7 +24,7 @@
 typedef struct loom_store loom_store_t;
 
 /* The schema version this code writes. */
-#define LOOM_STORE_SCHEMA_VERSION 4
+#define LOOM_STORE_SCHEMA_VERSION 5
 
 /* Open (and migrate) a store. type: "sqlite" or "pgsql"; location: a path or
  * conninfo. The caller destroys the store. */

@@ -1,0 +1,39 @@
+"""Seams between the accounting pieces of issue 7 on a real cluster
+(loomctld, two loomd, loomdbd on SQLite): what loomctld records for a job
+and its steps as sacct 22.05.8 shows it for the same job under slurmctld.
+
+- AllocTRES / ReqTRES in sacct's order (by TRES name: billing, cpu,
+  gres/..., mem, node), not scontrol's (cpu, mem, node, billing).
+- A step's AllocTRES has its memory: the job's on the step's nodes when the
+  step asks for none ("cpu=2,mem=500M,node=1"; slurmctld writes "mem=0"
+  when it tracks no memory)."""
+from test_acct_link import Acct  # noqa: F401  (the loomdbd beside a Cluster)
+from ports import free_port
+
+
+def test_tres_in_sacct_order_and_step_memory(make_cluster):
+    port = free_port()
+    c = make_cluster(start=False, cpus=4, gpus=0,
+                     conf_extra="AccountingStorageType=accounting_storage/slurmdbd\n"
+                                "AccountingStorageHost=localhost\n"
+                                "AccountingStoragePort=%d\n" % port)
+    a = Acct(c, "sqlite", port)
+    a.start()
+    try:
+        c.start()
+        jid = c.run("sbatch", "--parsable", "-n2", "--mem=500M", "--wrap", "srun -n2 true",
+                    check=True).stdout.strip()
+        want = {jid: ("billing=2,cpu=2,mem=500M,node=1", "billing=2,cpu=2,mem=500M,node=1"),
+                jid + ".batch": ("cpu=2,mem=500M,node=1", ""),
+                jid + ".0": ("cpu=2,mem=500M,node=1", "")}
+        rows = {}
+
+        def done():
+            p = c.run("sacct", "-n", "-P", "-j", jid, "-o", "JobID,AllocTRES,ReqTRES,State")
+            rows.clear()
+            rows.update({r.split("|")[0]: tuple(r.split("|")[1:]) for r in p.stdout.split()})
+            return len(rows) >= 3 and all(v[2] == "COMPLETED" for v in rows.values())
+        c.wait_for(done, "job %s and its steps COMPLETED in sacct" % jid, timeout=60)
+        assert {k: v[:2] for k, v in rows.items()} == want
+    finally:
+        a.stop()
