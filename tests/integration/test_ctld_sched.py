@@ -326,8 +326,11 @@ def test_loomd_timeout_and_return(make_cluster, rts):
 
 
 def test_controller_restart_reattaches_running_job(cluster):
-    j = cluster.submit("#!/bin/sh\nsleep 4\necho done\n")["job_id"]
+    j = cluster.submit("#!/bin/sh\ntouch started\nsleep 4\necho done\n")["job_id"]
     cluster.wait_job(j, "RUNNING")
+    # Launched: its start is durable (the launch is sent only after the
+    # journal's fsync); RUNNING alone may still be in memory only.
+    cluster.wait_for(lambda: (cluster.work / "started").exists(), "the job's script ran")
     cluster.kill_ctld(signal.SIGKILL)
     cluster.start_ctld()
     assert cluster.state_of(cluster.job(j)) in ("RUNNING", "COMPLETED")
@@ -476,8 +479,10 @@ def stepd_pids(spool):
 
 def test_job_missing_on_reregistration_is_requeued(cluster):
     """The node comes back without the job the controller placed there: node failure."""
-    j = cluster.submit("#!/bin/sh\nsleep 60\n")["job_id"]
+    j = cluster.submit("#!/bin/sh\ntouch started\nsleep 60\n")["job_id"]
     node = cluster.wait_job(j, "RUNNING")["batch_host"]
+    # The node has it (RUNNING alone may come before the launch is sent).
+    cluster.wait_for(lambda: (cluster.work / "started").exists(), "the job's script ran")
     cluster.stop_node(node, signal.SIGKILL)
     spool = cluster.root / "spool" / node
     for pid in stepd_pids(spool):
