@@ -104,18 +104,20 @@ static int up_mkdir_parents(const char *path, mode_t mode)
 
 static int up_write_file(const char *path, const char *text, mode_t mode)
 {
-    char tmp[PATH_MAX + 8];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode);
-    if (fd < 0)
-        return -errno;
-    size_t len = strlen(text);
-    ssize_t n = write(fd, text, len);
-    int rc = (n == (ssize_t)len) ? 0 : -EIO;
-    if (close(fd) != 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -errno;
+    loom_sbuf_t tmp = LOOM_SBUF_INIT;
+    loom_sbuf_addf(&tmp, "%s.tmp", path);
+    int fd = open(loom_sbuf_str(&tmp), O_WRONLY | O_CREAT | O_TRUNC, mode);
+    int rc = fd < 0 ? -errno : 0;
+    if (fd >= 0) {
+        size_t len = strlen(text);
+        ssize_t n = write(fd, text, len);
+        rc = (n == (ssize_t)len) ? 0 : -EIO;
+        if (close(fd) != 0 && rc == 0)
+            rc = -errno;
+        if (rc == 0 && rename(loom_sbuf_str(&tmp), path) != 0)
+            rc = -errno;
+    }
+    loom_sbuf_free(&tmp);
     return rc;
 }
 

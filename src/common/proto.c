@@ -206,7 +206,7 @@ int loom_msg_check(const json_t *msg, const loom_msg_type_t **type, uint64_t *id
 {
     if (!json_is_object(msg))
         return loom_errf(err, -LOOM_EPROTO, "message is not a JSON object");
-    json_int_t idv, v;
+    json_int_t idv = 0, v = 0;
     int rc = proto_get_int(msg, "id", &idv, err);
     if (rc == 0 && idv < 0)
         rc = loom_errf(err, -LOOM_EPROTO, "message id %lld is negative", (long long)idv);

@@ -248,7 +248,7 @@ static int rangeset_parse_item(rangeset_parse_t *ps, const char *s, size_t len)
         return rangeset_fail(ps, -LOOM_EPARSE, "step without a range in", s, len);
     const char *hs = dash ? dash + 1 : s;
     const char *he = colon ? colon : s + len;
-    uint32_t lo, hi, step = 1;
+    uint32_t lo = 0, hi = 0, step = 1;
     int rc = rangeset_parse_num(ps, s, (size_t)((dash ? dash : he) - s), s, len, ps->max, &lo);
     if (rc == 0)
         rc = rangeset_parse_num(ps, hs, (size_t)(he - hs), s, len, ps->max, &hi);
