@@ -7,6 +7,7 @@ The cluster has two nodes with 4 CPUs, 4000 MiB and two fake GPUs each.
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -374,12 +375,21 @@ def test_info_records(cluster):
     assert parts[0]["name"] == "debug" and parts[0]["state"] == "UP"
     conf = dict(cluster.rpc("config.info")["config"])
     assert conf["ClusterName"] == "loomtest" and "NEXT_JOB_ID" in conf
-    steps = cluster.rpc("step.create", job_id=j, ntasks=2, nodes=1, name="hostname",
-                        argv=["hostname"], io={"host": "127.0.0.1", "port": 1})
-    assert rc_of(steps) == 0 and steps["step_id"] == 0 and steps["tasks_per_node"] == [2]
-    with_steps = cluster.rpc("job.info", job_ids=[j], steps=True)["jobs"][0]
-    assert with_steps["steps"][0]["name"] == "hostname"
-    cluster.rpc("job.signal", job_id=j, cancel=True, signal=9)
+    # The step's I/O goes to a socket that listens (the kernel's backlog takes
+    # the connection) and its task sleeps: it is still there when asked.
+    io = socket.socket()
+    io.bind(("127.0.0.1", 0))
+    io.listen(8)
+    try:
+        steps = cluster.rpc("step.create", job_id=j, ntasks=2, nodes=1, name="sleeper",
+                            argv=["sleep", "30"],
+                            io={"host": "127.0.0.1", "port": io.getsockname()[1]})
+        assert rc_of(steps) == 0 and steps["step_id"] == 0 and steps["tasks_per_node"] == [2]
+        with_steps = cluster.rpc("job.info", job_ids=[j], steps=True)["jobs"][0]
+        assert with_steps["steps"][0]["name"] == "sleeper", with_steps
+    finally:
+        cluster.rpc("job.signal", job_id=j, cancel=True, signal=9)
+        io.close()
 
 
 def test_reconfigure_keeps_jobs(cluster):
