@@ -47,6 +47,7 @@ static const loom_msg_type_t proto_types[] = {
      * is Operator or Administrator make them (its Security: step). */
     {"dbd.job", LOOM_ROLE_NODE, 1},
     {"dbd.jobs.query", LOOM_ROLE_USER, 1},
+    {"dbd.register", LOOM_ROLE_NODE, 1},
     {"dbd.report.cluster", LOOM_ROLE_USER, 1},
     {"dbd.report.users", LOOM_ROLE_USER, 1},
     {"dbd.cluster.add", LOOM_ROLE_USER, 1},

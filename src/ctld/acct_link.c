@@ -25,6 +25,8 @@ struct ctld_acct_link {
     char *sock_path; /* <StateSaveLocation>/loomdbd.sock */
     char *tcp_addr;  /* host:port */
     char *cluster;
+    char *ctl_host; /* where this controller listens (dbd.register) */
+    int64_t ctl_port;
     uv_timer_t timer; /* backoff */
     uv_work_t work;
     bool busy, waiting, stopping, timer_closed;
@@ -52,10 +54,13 @@ static void link_maybe_free(ctld_acct_link_t *l)
     free(l->sock_path);
     free(l->tcp_addr);
     free(l->cluster);
+    free(l->ctl_host);
     free(l);
 }
 
 /* ---- the thread pool side ----------------------------------------------------------- */
+
+static int link_register(ctld_acct_link_t *l, loom_err_t *err);
 
 static int link_connect(ctld_acct_link_t *l, loom_err_t *err)
 {
@@ -67,9 +72,36 @@ static int link_connect(ctld_acct_link_t *l, loom_err_t *err)
     else
         snprintf(l->addr, sizeof(l->addr), "%s", l->tcp_addr);
     l->rpc = loom_rpc_connect(l->addr, l->key, LINK_TIMEOUT_MS, err);
-    if (l->rpc)
-        loom_rpc_set_sender(l->rpc, "ctld");
-    return l->rpc ? 0 : (err->code ? err->code : -LOOM_ECONNECT);
+    if (!l->rpc)
+        return err->code ? err->code : -LOOM_ECONNECT;
+    loom_rpc_set_sender(l->rpc, "ctld");
+    return link_register(l, err);
+}
+
+/* dbd.register on each new connection: the cluster, where this controller
+ * listens, Slurm 22.05's RPC version. A refusal is logged, records still go. */
+static int link_register(ctld_acct_link_t *l, loom_err_t *err)
+{
+    json_t *req = loom_msg_new("dbd.register", 0);
+    json_object_set_new(req, "cluster", json_string(l->cluster));
+    json_object_set_new(req, "control_host", json_string(l->ctl_host));
+    json_object_set_new(req, "control_port", json_integer(l->ctl_port));
+    json_object_set_new(req, "rpc", json_integer(CTLD_ACCT_RPC_VERSION));
+    json_t *rep = NULL;
+    int rc = loom_rpc_call(l->rpc, req, &rep, err);
+    json_decref(req);
+    if (rc < 0) {
+        loom_rpc_close(l->rpc);
+        l->rpc = NULL;
+        return rc;
+    }
+    const char *msg = NULL;
+    int reply_rc = loom_msg_rc(rep, &msg);
+    if (reply_rc < 0 && reply_rc != -LOOM_EMSG_TYPE)
+        loom_error("accounting: loomdbd refused the registration of cluster %s: %s", l->cluster,
+                   msg ? msg : "error");
+    json_decref(rep);
+    return 0;
 }
 
 /* One dbd.job; records is borrowed. *reply_rc gets loomdbd's answer. */
@@ -275,6 +307,9 @@ ctld_acct_link_t *ctld_acct_link_new(uv_loop_t *loop, ctld_acct_spool_t *sp,
     l->tcp_addr = loom_sbuf_detach(&sb);
     snprintf(l->addr, sizeof(l->addr), "%s", l->tcp_addr);
     l->cluster = loom_xstrdup(conf->cluster_name ? conf->cluster_name : "cluster");
+    const loom_conf_host_t *ch = conf->n_ctld_hosts ? &conf->ctld_hosts[0] : NULL;
+    l->ctl_host = loom_xstrdup(ch && ch->addr ? ch->addr : ch ? ch->name : "localhost");
+    l->ctl_port = conf->slurmctld_port > 0 ? conf->slurmctld_port : 6817;
     l->tres = json_array();
     l->down_logged = false;
     uv_timer_init(loop, &l->timer);

@@ -16,6 +16,11 @@
  * memory and go first in a request of their own; when loomdbd refuses them
  * (an older loomdbd) they are dropped, and the job records go on.
  *
+ * Each new connection first registers the cluster (dbd.register: the
+ * cluster name, SlurmctldHost's address, SlurmctldPort and Slurm 22.05's RPC
+ * version, as slurmctld registers with slurmdbd); a refusal is logged and
+ * the records go on.
+ *
  * State changes (connected, lost, backlog over CTLD_ACCT_BACKLOG_LOG and
  * drained) are logged once each, not per retry.
  *
@@ -35,6 +40,7 @@
 
 #define CTLD_ACCT_BACKLOG_LOG 10000 /* records waiting: logged once */
 #define CTLD_ACCT_TRES_KEEP   64    /* capacity records kept while loomdbd is away */
+#define CTLD_ACCT_RPC_VERSION 9728  /* SLURM_22_05_PROTOCOL_VERSION, as sacctmgr shows it */
 
 typedef struct ctld_acct_link ctld_acct_link_t;
 

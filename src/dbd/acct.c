@@ -585,6 +585,40 @@ static int acct_add_cluster(const loom_acct_ctx_t *a, loom_acct_ent_t ent, const
     return rc < 0 ? rc : 0;
 }
 
+/* slurmctld's registration: add the cluster (with its root associations)
+ * when it is not there, as slurmdbd 22.05 does, then record where its
+ * controller listens. */
+static int acct_register_op(const loom_acct_ctx_t *a, loom_acct_ent_t ent, const json_t *req,
+                            json_t *out, loom_err_t *err)
+{
+    const char *name = acct_str0(req, "cluster");
+    int rc = acct_exists(a, ent, name, err);
+    if (rc == 0) {
+        json_t *names = json_pack("{s:[s]}", "names", name);
+        rc = acct_add_cluster(a, ent, names, out, err);
+        json_decref(names);
+    }
+    if (rc < 0)
+        return rc;
+    json_t *where = json_pack("{s:s}", "name", name);
+    json_t *set =
+        json_pack("{s:s, s:I, s:I}", "control_host", acct_str0(req, "control_host"), "control_port",
+                  json_integer_value(json_object_get(req, "control_port")), "rpc",
+                  json_integer_value(json_object_get(req, "rpc")));
+    rc = loom_store_acct_update(a->st, ent, where, set, err);
+    json_decref(where);
+    json_decref(set);
+    return rc < 0 ? rc : 0;
+}
+
+int loom_acct_register(const loom_acct_ctx_t *a, const json_t *req, json_t *out, loom_err_t *err)
+{
+    if (!json_is_string(json_object_get(req, "cluster")) ||
+        !*json_string_value(json_object_get(req, "cluster")))
+        return loom_errf(err, -LOOM_EPROTO, "registration needs a cluster name");
+    return acct_txn(a, acct_register_op, LOOM_ACCT_CLUSTER, req, out, err);
+}
+
 /* The account row of a new account: Slurm's defaults for description and
  * organization (the name, and the parent unless that is root). */
 static int acct_new_account(const loom_acct_ctx_t *a, const char *name, const char *parent,

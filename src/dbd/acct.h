@@ -20,7 +20,7 @@
  * {"op":"+"|"-","items":[...]}.
  *
  * Entry points: loom_acct_init, loom_acct_add, loom_acct_modify,
- * loom_acct_delete, loom_acct_list, loom_acct_user_level.
+ * loom_acct_delete, loom_acct_list, loom_acct_register, loom_acct_user_level.
  */
 #ifndef LOOM_DBD_ACCT_H
 #define LOOM_DBD_ACCT_H
@@ -52,6 +52,12 @@ int loom_acct_delete(const loom_acct_ctx_t *a, loom_acct_ent_t ent, const json_t
                      loom_err_t *err);
 int loom_acct_list(const loom_acct_ctx_t *a, loom_acct_ent_t ent, const json_t *req, json_t *out,
                    loom_err_t *err);
+
+/* A controller's registration (dbd.register): req has cluster,
+ * control_host, control_port, rpc. A cluster not in the database is added
+ * with its root associations (out "added": [name]); then its row records
+ * where the controller listens. */
+int loom_acct_register(const loom_acct_ctx_t *a, const json_t *req, json_t *out, loom_err_t *err);
 
 /* The admin level of a user name: 0 None, 1 Operator, 2 Administrator. */
 int loom_acct_user_level(const loom_acct_ctx_t *a, const char *user);

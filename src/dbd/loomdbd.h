@@ -41,6 +41,7 @@ typedef struct dbd_peer {
     loom_role_t role;
     uid_t uid;
     char user[64]; /* the uid's name ("" for key holders) */
+    char addr[64]; /* a TCP peer's IP address ("" on the Unix socket) */
 } dbd_peer_t;
 
 typedef struct dbd {

@@ -12,6 +12,9 @@
 #include "common/sbuf.h"
 #include "common/xalloc.h"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +105,49 @@ static int dbd_job(dbd_t *d, const dbd_peer_t *peer, const json_t *req, json_t *
     json_object_set_new(out, "acked", json_integer(seq));
     json_object_set_new(out, "stored", json_integer((json_int_t)json_array_size(recs)));
     return 0;
+}
+
+/* ---- dbd.register: a controller comes up --------------------------------------- */
+
+/* The controller's address as slurmdbd shows it: the TCP peer's IP, else
+ * (the Unix socket) the host it names, resolved to an IPv4 address. */
+static void dbd_control_host(const dbd_peer_t *peer, const char *named, char *out, size_t len)
+{
+    snprintf(out, len, "%s", peer->addr[0] ? peer->addr : named ? named : "");
+    if (peer->addr[0] || !named || !*named)
+        return;
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    if (getaddrinfo(named, NULL, &hints, &res) == 0 && res)
+        inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, out, (socklen_t)len);
+    if (res)
+        freeaddrinfo(res);
+}
+
+/* dbd.register: record the cluster's controller (added when new).
+ * Security: node role (the registry): only the controller holds the key. */
+static int dbd_register(dbd_t *d, const dbd_peer_t *peer, const json_t *req, json_t *out,
+                        loom_err_t *err)
+{
+    const json_t *port = json_object_get(req, "control_port");
+    const json_t *rpc = json_object_get(req, "rpc");
+    if (!json_is_integer(port) || !json_is_integer(rpc) || json_integer_value(port) < 0 ||
+        json_integer_value(port) > 65535)
+        return loom_errf(err, -LOOM_EPROTO, "dbd.register needs control_port and rpc");
+    char host[256];
+    dbd_control_host(peer, json_string_value(json_object_get(req, "control_host")), host,
+                     sizeof(host));
+    json_t *r = json_deep_copy(req);
+    json_object_set_new(r, "control_host", json_string(host));
+    loom_acct_ctx_t a = dbd_acct_ctx(d);
+    int rc = loom_acct_register(&a, r, out, err);
+    json_decref(r);
+    if (rc >= 0) {
+        d->acct_gen++; /* a new cluster's associations, a new address */
+        loom_info("cluster %s registered: controller at %s:%lld",
+                  json_string_value(json_object_get(req, "cluster")), host,
+                  (long long)json_integer_value(port));
+    }
+    return rc;
 }
 
 /* ---- dbd.jobs.query: sacct ------------------------------------------------------ */
@@ -246,6 +292,7 @@ DBD_ENTITY_FN(dbd_assoc_list, "dbd.assoc.list")
 static const dbd_handler_t dbd_handlers[] = {
     {"dbd.job", dbd_job, -1, 0},
     {"dbd.jobs.query", dbd_jobs_query, -1, 0},
+    {"dbd.register", dbd_register, -1, 0},
     {"dbd.report.cluster", dbd_report_cluster, -1, 0},
     {"dbd.report.users", dbd_report_users, -1, 0},
     {"dbd.cluster.add", dbd_cluster_add, LOOM_ACCT_CLUSTER, 'a'},

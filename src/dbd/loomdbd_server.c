@@ -281,6 +281,18 @@ static void server_peer_unix(dbd_conn_t *c)
         snprintf(c->peer.user, sizeof(c->peer.user), "%u", (unsigned)c->peer.uid);
 }
 
+static void server_peer_tcp(dbd_conn_t *c)
+{
+    struct sockaddr_storage sa;
+    int len = sizeof(sa);
+    if (uv_tcp_getpeername(&c->h.tcp, (struct sockaddr *)&sa, &len) < 0)
+        return;
+    if (sa.ss_family == AF_INET)
+        uv_ip4_name((struct sockaddr_in *)&sa, c->peer.addr, sizeof(c->peer.addr));
+    else if (sa.ss_family == AF_INET6)
+        uv_ip6_name((struct sockaddr_in6 *)&sa, c->peer.addr, sizeof(c->peer.addr));
+}
+
 static void server_on_conn(uv_stream_t *srv, int status)
 {
     dbd_t *d = srv->data;
@@ -301,6 +313,7 @@ static void server_on_conn(uv_stream_t *srv, int status)
     }
     if (c->is_tcp) {
         uv_tcp_nodelay(&c->h.tcp, 1);
+        server_peer_tcp(c);
         c->peer.role = LOOM_ROLE_USER; /* frames must be signed: decode refuses others */
     } else {
         server_peer_unix(c);

@@ -1,0 +1,87 @@
+"""loomctld's registration with loomdbd and what sacctmgr shows of it (issue 7).
+
+A real loomdbd (SQLite; PostgreSQL too when LOOM_TEST_PGSQL is set) beside
+loomctld, as in test_assoc_limits.py: the controller registers its cluster
+when its accounting link comes up (ControlHost, ControlPort, RPC 9728 in
+`sacctmgr show cluster`, as slurmctld 22.05 registers with slurmdbd); an
+unknown cluster is added on registration (slurmdbd 22.05 does the same)."""
+import hashlib
+import hmac
+import json
+import socket
+import struct
+import time
+
+import pytest
+
+from test_assoc_limits import BACKENDS, AcctCluster
+
+
+def signed_call(a, msg, nonce):
+    """One message to loomdbd over TCP, signed with the cluster key (as loomctld)."""
+    msg = dict(msg, v=1, id=nonce, auth={"ts": int(time.time()), "nonce": nonce,
+                                         "sender": "ctld"})
+    body = json.dumps(msg, separators=(",", ":")).encode()
+    body += b"\0" + hmac.new((a.c.root / "slurm.key").read_bytes(), body,
+                              hashlib.sha256).digest()
+    with socket.create_connection(("127.0.0.1", a.dbd_port), timeout=30) as s:
+        s.sendall(struct.pack(">I", len(body)) + body)
+        data = b""
+        while len(data) < 4 or len(data) < 4 + struct.unpack(">I", data[:4])[0]:
+            chunk = s.recv(65536)
+            assert chunk, "loomdbd closed the connection"
+            data += chunk
+    return json.loads(data[4:].split(b"\0")[0])
+
+
+@pytest.fixture(params=BACKENDS)
+def acct(request, make_cluster):
+    made = []
+
+    def make(**kw):
+        a = AcctCluster(make_cluster, request.param, **kw)
+        made.append(a)
+        return a
+
+    yield make
+    for a in made:
+        a.close()
+
+
+def test_controller_registers(acct):
+    a = acct()
+    name = a.c.run("sacctmgr", "-n", "-P", "show", "cluster", "format=cluster").stdout.strip()
+    row = a.c.run("sacctmgr", "-n", "-P", "show", "cluster",
+                  "format=cluster,controlhost,controlport,rpc").stdout
+    assert row == "%s||0|0\n" % name or row == "%s|||\n" % name
+    a.c.start()
+    want = "%s|127.0.0.1|%d|9728\n" % (name, a.c.ctld_port)
+    a.c.wait_for(lambda: a.c.run("sacctmgr", "-n", "-P", "show", "cluster",
+                                 "format=cluster,controlhost,controlport,rpc").stdout == want,
+                 "the cluster's registration", timeout=40)
+    # The default columns and widths of sacctmgr 22.05.8 (against slurmdbd 22.05.8).
+    head = a.c.run("sacctmgr", "show", "cluster").stdout.splitlines()[0]
+    assert head == ("   Cluster     ControlHost  ControlPort   RPC     Share GrpJobs       GrpTRES "
+                    "GrpSubmit MaxJobs       MaxTRES MaxSubmit     MaxWall                  QOS "
+                    "  Def QOS ")
+    out = a.c.run("sacctmgr", "show", "cluster", "format=cluster,controlhost,controlport,rpc")
+    assert out.stdout.splitlines()[0] == "   Cluster     ControlHost  ControlPort   RPC "
+    assert out.stdout.splitlines()[2] == "%10s %15s %12d  9728 " % (name, "127.0.0.1",
+                                                                    a.c.ctld_port)
+
+
+def test_unknown_cluster_added_on_registration(acct):
+    a = acct()
+    reg = {"type": "dbd.register", "cluster": "other", "control_host": "ignored",
+           "control_port": 7001, "rpc": 9728}
+    rep = signed_call(a, reg, 1)
+    assert rep["rc"] == 0, rep
+    assert signed_call(a, dict(reg, cluster=""), 2)["rc"] != 0
+    assert signed_call(a, dict(reg, cluster="x", control_port=70000), 3)["rc"] != 0
+    assert signed_call(a, dict(reg, rpc="9728"), 4)["rc"] != 0
+    out = a.c.run("sacctmgr", "-n", "-P", "show", "cluster", "other",
+                  "format=cluster,controlhost,controlport,rpc").stdout
+    assert out == "other|127.0.0.1|7001|9728\n"
+    out = a.c.run("sacctmgr", "-n", "-P", "show", "assoc", "cluster=other",
+                  "format=cluster,account,user").stdout
+    assert out == "other|root|\nother|root|root\n"
