@@ -183,6 +183,9 @@ static ctld_assoc_t *assoc_from_rec(const json_t *r)
     assoc_tres(r, "grp_tres", &a->grp_tres);
     assoc_tres(r, "max_tres", &a->max_tres);
     assoc_tres(r, "max_tres_per_node", &a->max_tres_per_node);
+    assoc_tres(r, "grp_tres_mins", &a->grp_tres_mins);
+    assoc_tres(r, "grp_tres_run_mins", &a->grp_tres_run_mins);
+    assoc_tres(r, "max_tres_mins", &a->max_tres_mins);
     assoc_list(r, "qos", &a->qos);
     const char *dq = assoc_str(r, "default_qos");
     a->default_qos = *dq ? loom_xstrdup(dq) : NULL;
@@ -248,6 +251,9 @@ static void assoc_qos_from_rec(const json_t *r, uint32_t idx, ctld_qos_t *q)
     assoc_tres(r, "max_tres_pu", &q->max_tres_pu);
     assoc_tres(r, "max_tres_pa", &q->max_tres_pa);
     assoc_tres(r, "min_tres", &q->min_tres);
+    assoc_tres(r, "grp_tres_mins", &q->grp_tres_mins);
+    assoc_tres(r, "grp_tres_run_mins", &q->grp_tres_run_mins);
+    assoc_tres(r, "max_tres_mins", &q->max_tres_mins);
     assoc_list(r, "preempt", &q->preempt);
 }
 
@@ -292,8 +298,11 @@ static void assoc_link(ctld_assoc_tree_t *t)
         if (a->max_submit_jobs >= 0 || a->grp_submit_jobs >= 0)
             t->submit_limits = true;
         if (a->grp_jobs >= 0 || a->max_jobs >= 0 || a->max_wall >= 0 || a->grp_tres.n ||
-            a->max_tres.n || a->max_tres_per_node.n)
+            a->max_tres.n || a->max_tres_per_node.n || a->grp_wall >= 0 || a->grp_tres_mins.n ||
+            a->grp_tres_run_mins.n || a->max_tres_mins.n)
             t->run_limits = true;
+        if (a->grp_wall >= 0 || a->grp_tres_mins.n)
+            t->usage_limits = true;
     }
 }
 
@@ -345,8 +354,11 @@ static void assoc_build_rest(ctld_assoc_tree_t *t, const json_t *users, const js
             t->submit_limits = true;
         if (q->grp_jobs >= 0 || q->max_jobs_pu >= 0 || q->max_jobs_pa >= 0 || q->max_wall >= 0 ||
             q->grp_tres.n || q->max_tres.n || q->max_tres_pu.n || q->max_tres_pa.n ||
-            q->max_tres_per_node.n)
+            q->max_tres_per_node.n || q->grp_wall >= 0 || q->grp_tres_mins.n ||
+            q->grp_tres_run_mins.n || q->max_tres_mins.n)
             t->run_limits = true;
+        if (q->grp_wall >= 0 || q->grp_tres_mins.n)
+            t->usage_limits = true;
     }
 }
 

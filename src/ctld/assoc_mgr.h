@@ -68,6 +68,7 @@ struct ctld_assoc {
     int64_t priority; /* -1: not set */
     int64_t grp_jobs, grp_submit_jobs, grp_wall, max_jobs, max_submit_jobs, max_wall;
     ctld_tres_t grp_tres, max_tres, max_tres_per_node;
+    ctld_tres_t grp_tres_mins, grp_tres_run_mins, max_tres_mins; /* TRES-minutes */
     loom_strv_t qos; /* the QOS it may use (inherited) */
     char *default_qos;
 };
@@ -95,6 +96,7 @@ typedef struct ctld_qos {
     int64_t grp_jobs, grp_submit_jobs, grp_wall, max_wall;
     int64_t max_jobs_pu, max_submit_pu, max_jobs_pa, max_submit_pa;
     ctld_tres_t grp_tres, max_tres, max_tres_per_node, max_tres_pu, max_tres_pa, min_tres;
+    ctld_tres_t grp_tres_mins, grp_tres_run_mins, max_tres_mins; /* TRES-minutes */
     loom_strv_t preempt;
 } ctld_qos_t;
 
@@ -112,6 +114,7 @@ typedef struct ctld_assoc_tree {
     json_t *index;      /* "account\037user\037partition" -> idx */
     bool submit_limits; /* some MaxSubmit/GrpSubmit limit is set */
     bool run_limits;    /* some limit on running jobs (jobs, TRES, wall) is set */
+    bool usage_limits;  /* some GrpTRESMins / GrpWall is set (needs the decayed usage) */
 } ctld_assoc_tree_t;
 
 /* ---- the manager (loomctld) ---- */

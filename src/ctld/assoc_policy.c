@@ -9,7 +9,9 @@
 #include "common/xalloc.h"
 #include "ctld/job_array.h"
 #include "ctld/job_mgr.h"
+#include "ctld/sched_fairshare.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,8 @@
  * job_reason_string spells them; NULL: that scope has no such limit). */
 enum { POL_GRP, POL_PER_JOB, POL_PER_NODE, POL_PER_USER, POL_PER_ACCT, POL_NSCOPES };
 enum { POL_NKINDS = 9 }; /* cpu mem node billing energy gres license bb other */
+/* The TRES-minutes scopes: GrpTRESMins, GrpTRESRunMins, MaxTRESMins. */
+enum { POL_GRP_MINS, POL_RUN_MINS, POL_MAX_MINS, POL_NMINS };
 
 static const char *const policy_qos_names[POL_NSCOPES][POL_NKINDS] = {
     {"QOSGrpCpuLimit", "QOSGrpMemLimit", "QOSGrpNodeLimit", "QOSGrpBilling", "QOSGrpEnergy",
@@ -49,6 +53,28 @@ static const char *const policy_assoc_names[3][POL_NKINDS] = {
      "AssocMaxUnknownPerNode"},
 };
 
+/* 22.05.8 has no QOSMaxBBMinutesPerJob: its burst buffer falls to the unknown name. */
+static const char *const policy_mins_names[2][POL_NMINS][POL_NKINDS] = {
+    {{"QOSGrpCPUMinutesLimit", "QOSGrpMemoryMinutes", "QOSGrpNodeMinutes", "QOSGrpBillingMinutes",
+      "QOSGrpEnergyMinutes", "QOSGrpGRESMinutes", "QOSGrpLicenseMinutes", "QOSGrpBBMinutes",
+      "QOSGrpUnknownMinutes"},
+     {"QOSGrpCPURunMinutesLimit", "QOSGrpMemoryRunMinutes", "QOSGrpNodeRunMinutes",
+      "QOSGrpBillingRunMinutes", "QOSGrpEnergyRunMinutes", "QOSGrpGRESRunMinutes",
+      "QOSGrpLicenseRunMinutes", "QOSGrpBBRunMinutes", "QOSGrpUnknownRunMinutes"},
+     {"QOSMaxCpuMinutesPerJobLimit", "QOSMaxMemoryMinutesPerJob", "QOSMaxNodeMinutesPerJob",
+      "QOSMaxBillingMinutesPerJob", "QOSMaxEnergyMinutesPerJob", "QOSMaxGRESMinutesPerJob",
+      "QOSMaxLicenseMinutesPerJob", "QOSMaxUnknownMinutesPerJob", "QOSMaxUnknownMinutesPerJob"}},
+    {{"AssocGrpCPUMinutesLimit", "AssocGrpMemMinutes", "AssocGrpNodeMinutes",
+      "AssocGrpBillingMinutes", "AssocGrpEnergyMinutes", "AssocGrpGRESMinutes",
+      "AssocGrpLicenseMinutes", "AssocGrpBBMinutes", "AssocGrpUnknownMinutes"},
+     {"AssocGrpCPURunMinutesLimit", "AssocGrpMemRunMinutes", "AssocGrpNodeRunMinutes",
+      "AssocGrpBillingRunMinutes", "AssocGrpEnergyRunMinutes", "AssocGrpGRESRunMinutes",
+      "AssocGrpLicenseRunMinutes", "AssocGrpBBRunMinutes", "AssocGrpUnknownRunMinutes"},
+     {"AssocMaxCpuMinutesPerJobLimit", "AssocMaxMemMinutesPerJob", "AssocMaxNodeMinutesPerJob",
+      "AssocMaxBillingMinutesPerJob", "AssocMaxEnergyMinutesPerJob", "AssocMaxGRESMinutesPerJob",
+      "AssocMaxLicenseMinutesPerJob", "AssocMaxBBMinutesPerJob", "AssocMaxUnknownMinutesPerJob"}},
+};
+
 static int policy_tres_kind(const char *tres)
 {
     static const char *const exact[] = {"cpu", "mem", "node", "billing", "energy"};
@@ -70,6 +96,34 @@ static const char *policy_tres_reason(bool qos, int scope, const char *tres)
     return policy_assoc_names[scope == POL_GRP ? 0 : scope == POL_PER_JOB ? 1 : 2][k];
 }
 
+static const char *policy_mins_reason(bool qos, int scope, const char *tres)
+{
+    return policy_mins_names[qos ? 0 : 1][scope][policy_tres_kind(tres)];
+}
+
+static int64_t policy_sat_add(int64_t a, int64_t b)
+{
+    return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+static int64_t policy_sat_mul(int64_t a, int64_t b)
+{
+    if (a <= 0 || b <= 0)
+        return 0;
+    return a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
+static int64_t policy_pos(int64_t v)
+{
+    return v < 0 ? 0 : v;
+}
+
+/* Is name set in over (a limit an earlier QOS takes), when there is one? */
+static bool policy_taken(const ctld_tres_t *over, const char *name)
+{
+    return over && ctld_tres_get(over, name) >= 0;
+}
+
 /* The first per-node TRES of lim the job asks more of on some node (its
  * count over its nodes, rounded up); skip those set in over. */
 static const char *policy_per_node_over(const ctld_tres_t *lim, const ctld_tres_t *job,
@@ -80,7 +134,7 @@ static const char *policy_per_node_over(const ctld_tres_t *lim, const ctld_tres_
     for (size_t i = 0; i < lim->n; i++) {
         const char *name = lim->it[i].name;
         int64_t want = ctld_tres_get(job, name);
-        if (strcmp(name, "node") == 0 || want <= 0 || (over && ctld_tres_get(over, name) >= 0))
+        if (strcmp(name, "node") == 0 || want <= 0 || policy_taken(over, name))
             continue;
         if ((want + nodes - 1) / nodes > lim->it[i].v)
             return name;
@@ -95,13 +149,53 @@ static const char *policy_tres_over(const ctld_tres_t *lim, const ctld_tres_t *u
 {
     for (size_t i = 0; i < lim->n; i++) {
         const char *name = lim->it[i].name;
-        if (over && ctld_tres_get(over, name) >= 0)
+        if (policy_taken(over, name))
             continue;
         int64_t want = ctld_tres_get(job, name);
         if (want <= 0)
             continue;
-        int64_t have = used ? ctld_tres_get(used, name) : 0;
-        if ((have < 0 ? 0 : have) + want > lim->it[i].v)
+        int64_t have = used ? policy_pos(ctld_tres_get(used, name)) : 0;
+        if (policy_sat_add(have, want) > lim->it[i].v)
+            return name;
+    }
+    return NULL;
+}
+
+/* GrpTRESMins: the first TRES of lim whose decayed usage (whole minutes)
+ * reached it, or, with safe, for which the job's TRES-minutes plus those the
+ * running jobs may still use do not fit in what is left. */
+static const char *policy_mins_over(const ctld_tres_t *lim, const ctld_policy_use_t *u,
+                                    const ctld_tres_t *job_mins, const ctld_tres_t *over, bool safe)
+{
+    for (size_t i = 0; i < lim->n; i++) {
+        const char *name = lim->it[i].name;
+        int64_t max = lim->it[i].v;
+        if (policy_taken(over, name))
+            continue;
+        int64_t used = u ? policy_pos(ctld_tres_get(&u->used_secs, name)) / 60 : 0;
+        if (used >= max)
+            return name;
+        if (!safe)
+            continue;
+        int64_t want = policy_pos(ctld_tres_get(job_mins, name));
+        int64_t run = u ? policy_pos(ctld_tres_get(&u->run_secs, name)) / 60 : 0;
+        if (want > max || policy_sat_add(want, run) > max - used)
+            return name;
+    }
+    return NULL;
+}
+
+/* GrpTRESRunMins: the running jobs' remaining TRES-minutes plus the job's. */
+static const char *policy_run_mins_over(const ctld_tres_t *lim, const ctld_policy_use_t *u,
+                                        const ctld_tres_t *job_mins, const ctld_tres_t *over)
+{
+    for (size_t i = 0; i < lim->n; i++) {
+        const char *name = lim->it[i].name;
+        if (policy_taken(over, name))
+            continue;
+        int64_t want = policy_pos(ctld_tres_get(job_mins, name));
+        int64_t run = u ? policy_pos(ctld_tres_get(&u->run_secs, name)) / 60 : 0;
+        if (policy_sat_add(want, run) > lim->it[i].v)
             return name;
     }
     return NULL;
@@ -122,20 +216,66 @@ static bool policy_wall_over(int64_t lim, int64_t time_limit)
     return lim >= 0 && (time_limit < 0 || time_limit > lim);
 }
 
-/* slurmctld's order: before a placement the job counts and the wall time
- * (the QOS, then the user's association, then the Grp jobs of its
- * parents); after it the TRES (the QOS, then the associations). *never:
- * a per-job limit, which no waiting frees. */
-static const char *policy_qos_pre(const ctld_policy_in_t *in, bool *never)
+/* GrpWall: the decayed wall time (whole minutes) reached it, or, with safe,
+ * it plus the job's time limit would pass it. */
+static bool policy_grp_wall_over(int64_t lim, const ctld_policy_use_t *u, int64_t time_limit,
+                                 bool safe)
 {
-    const ctld_qos_t *q = in->qos;
-    if (q->grp_jobs >= 0 && policy_jobs(in->qos_use) + 1 > q->grp_jobs)
+    int64_t used = u ? policy_pos(u->wall_secs) / 60 : 0;
+    if (lim < 0)
+        return false;
+    return used >= lim || (safe && (time_limit < 0 || policy_sat_add(used, time_limit) > lim));
+}
+
+/* One QOS of the check, with its usage; `o` the QOS before it, whose limits win. */
+typedef struct policy_q {
+    const ctld_qos_t *q, *o;
+    const ctld_policy_use_t *use, *user, *acct;
+} policy_q_t;
+
+typedef struct policy_ctx {
+    const ctld_policy_in_t *in;
+    policy_q_t qs[2];
+    size_t nq;
+    ctld_tres_t job_mins; /* time limit x TRES */
+    ctld_tres_t over[6];  /* per POL_O_*: the union of both QOS's limits */
+} policy_ctx_t;
+
+enum { POL_O_GRP, POL_O_MAX, POL_O_PER_NODE, POL_O_GRP_MINS, POL_O_RUN_MINS, POL_O_MAX_MINS };
+
+/* A scalar limit not set by o (the QOS that wins). */
+#define POLICY_OPEN(o, f) (!(o) || (o)->f < 0)
+/* A scalar limit of the association not set by any QOS of the check. */
+#define POLICY_NO_QOS(x, f)                                                                        \
+    (((x)->nq < 1 || (x)->qs[0].q->f < 0) && ((x)->nq < 2 || (x)->qs[1].q->f < 0))
+
+static const ctld_tres_t *policy_o(const ctld_qos_t *o, size_t off)
+{
+    return o ? (const ctld_tres_t *)(const void *)((const char *)o + off) : NULL;
+}
+
+#define POLICY_OVER(x, f) policy_o((x)->o, offsetof(ctld_qos_t, f))
+
+/* slurmctld's order: before a placement the job counts and the wall time
+ * (each QOS, then the user's association, then the Grp limits of its
+ * parents); after it the TRES (each QOS, then the associations). *never:
+ * a per-job limit, which no waiting frees. */
+static const char *policy_qos_pre(const policy_ctx_t *x, const policy_q_t *p, bool *never)
+{
+    const ctld_qos_t *q = p->q, *o = p->o;
+    const ctld_policy_in_t *in = x->in;
+    if (q->grp_jobs >= 0 && POLICY_OPEN(o, grp_jobs) && policy_jobs(p->use) + 1 > q->grp_jobs)
         return "QOSGrpJobsLimit";
-    if (q->max_jobs_pu >= 0 && policy_jobs(in->qos_user_use) + 1 > q->max_jobs_pu)
+    if (POLICY_OPEN(o, grp_wall) &&
+        policy_grp_wall_over(q->grp_wall, p->use, in->time_limit, in->safe))
+        return "QOSGrpWallLimit";
+    if (q->max_jobs_pu >= 0 && POLICY_OPEN(o, max_jobs_pu) &&
+        policy_jobs(p->user) + 1 > q->max_jobs_pu)
         return "QOSMaxJobsPerUserLimit";
-    if (q->max_jobs_pa >= 0 && policy_jobs(in->qos_acct_use) + 1 > q->max_jobs_pa)
+    if (q->max_jobs_pa >= 0 && POLICY_OPEN(o, max_jobs_pa) &&
+        policy_jobs(p->acct) + 1 > q->max_jobs_pa)
         return "MaxJobsPerAccount";
-    *never = policy_wall_over(q->max_wall, in->time_limit);
+    *never = POLICY_OPEN(o, max_wall) && policy_wall_over(q->max_wall, in->time_limit);
     return *never ? "QOSMaxWallDurationPerJobLimit" : NULL;
 }
 
@@ -144,78 +284,152 @@ static const ctld_policy_use_t *policy_assoc_use(const ctld_policy_in_t *in, con
     return in->assoc_use ? in->assoc_use[a->idx] : NULL;
 }
 
-static const char *policy_assoc_pre(const ctld_policy_in_t *in, bool *never)
+static const char *policy_assoc_pre(const policy_ctx_t *x, bool *never)
 {
-    const ctld_qos_t *q = in->qos;
+    const ctld_policy_in_t *in = x->in;
     const ctld_assoc_t *a = in->assoc;
     for (int depth = 0; a && depth < 256; a = a->parent, depth++) {
         const ctld_policy_use_t *u = policy_assoc_use(in, a);
-        if (a->grp_jobs >= 0 && (!q || q->grp_jobs < 0) && policy_jobs(u) + 1 > a->grp_jobs)
+        if (a->grp_jobs >= 0 && POLICY_NO_QOS(x, grp_jobs) && policy_jobs(u) + 1 > a->grp_jobs)
             return "AssocGrpJobsLimit";
+        if (POLICY_NO_QOS(x, grp_wall) &&
+            policy_grp_wall_over(a->grp_wall, u, in->time_limit, in->safe))
+            return "AssocGrpWallLimit";
         if (depth > 0)
             continue; /* MaxJobs and MaxWall: the job's own association only */
-        if (a->max_jobs >= 0 && (!q || q->max_jobs_pu < 0) && policy_jobs(u) + 1 > a->max_jobs)
+        if (a->max_jobs >= 0 && POLICY_NO_QOS(x, max_jobs_pu) && policy_jobs(u) + 1 > a->max_jobs)
             return "AssocMaxJobsLimit";
-        *never = (!q || q->max_wall < 0) && policy_wall_over(a->max_wall, in->time_limit);
+        *never = POLICY_NO_QOS(x, max_wall) && policy_wall_over(a->max_wall, in->time_limit);
         if (*never)
             return "AssocMaxWallDurationPerJobLimit";
     }
     return NULL;
 }
 
-static const char *policy_qos_tres(const ctld_policy_in_t *in, bool *never)
+static const char *policy_qos_tres(const policy_ctx_t *x, const policy_q_t *p, bool *never)
 {
-    const ctld_qos_t *q = in->qos;
+    const ctld_qos_t *q = p->q;
+    const ctld_tres_t *job = x->in->job, *jm = &x->job_mins;
     const char *t;
-    if ((t = policy_tres_over(&q->grp_tres, policy_tres(in->qos_use), in->job, NULL)))
+    if ((t = policy_mins_over(&q->grp_tres_mins, p->use, jm, POLICY_OVER(p, grp_tres_mins),
+                              x->in->safe)))
+        return policy_mins_reason(true, POL_GRP_MINS, t);
+    if ((t = policy_tres_over(&q->grp_tres, policy_tres(p->use), job, POLICY_OVER(p, grp_tres))))
         return policy_tres_reason(true, POL_GRP, t);
+    t = policy_run_mins_over(&q->grp_tres_run_mins, p->use, jm, POLICY_OVER(p, grp_tres_run_mins));
+    if (t)
+        return policy_mins_reason(true, POL_RUN_MINS, t);
     *never = true;
-    if ((t = policy_tres_over(&q->max_tres, NULL, in->job, NULL)))
+    if ((t = policy_tres_over(&q->max_tres_mins, NULL, jm, POLICY_OVER(p, max_tres_mins))))
+        return policy_mins_reason(true, POL_MAX_MINS, t);
+    if ((t = policy_tres_over(&q->max_tres, NULL, job, POLICY_OVER(p, max_tres))))
         return policy_tres_reason(true, POL_PER_JOB, t);
-    if ((t = policy_per_node_over(&q->max_tres_per_node, in->job, NULL)))
+    if ((t = policy_per_node_over(&q->max_tres_per_node, job, POLICY_OVER(p, max_tres_per_node))))
         return policy_tres_reason(true, POL_PER_NODE, t);
     *never = false;
-    if ((t = policy_tres_over(&q->max_tres_pu, policy_tres(in->qos_user_use), in->job, NULL)))
+    if ((t = policy_tres_over(&q->max_tres_pu, policy_tres(p->user), job,
+                              POLICY_OVER(p, max_tres_pu))))
         return policy_tres_reason(true, POL_PER_USER, t);
-    if ((t = policy_tres_over(&q->max_tres_pa, policy_tres(in->qos_acct_use), in->job, NULL)))
+    if ((t = policy_tres_over(&q->max_tres_pa, policy_tres(p->acct), job,
+                              POLICY_OVER(p, max_tres_pa))))
         return policy_tres_reason(true, POL_PER_ACCT, t);
     return NULL;
 }
 
-static const char *policy_assoc_tres(const ctld_policy_in_t *in, bool *never)
+static const char *policy_assoc_max(const policy_ctx_t *x, const ctld_assoc_t *a, bool *never)
 {
-    const ctld_qos_t *q = in->qos;
+    const ctld_tres_t *job = x->in->job;
+    const char *t;
+    *never = true;
+    if ((t = policy_tres_over(&a->max_tres_mins, NULL, &x->job_mins, &x->over[POL_O_MAX_MINS])))
+        return policy_mins_reason(false, POL_MAX_MINS, t);
+    if ((t = policy_tres_over(&a->max_tres, NULL, job, &x->over[POL_O_MAX])))
+        return policy_tres_reason(false, POL_PER_JOB, t);
+    if ((t = policy_per_node_over(&a->max_tres_per_node, job, &x->over[POL_O_PER_NODE])))
+        return policy_tres_reason(false, POL_PER_NODE, t);
+    *never = false;
+    return NULL;
+}
+
+static const char *policy_assoc_tres(const policy_ctx_t *x, bool *never)
+{
+    const ctld_policy_in_t *in = x->in;
     const ctld_assoc_t *a = in->assoc;
     for (int depth = 0; a && depth < 256; a = a->parent, depth++) {
-        const char *t = policy_tres_over(&a->grp_tres, policy_tres(policy_assoc_use(in, a)),
-                                         in->job, q ? &q->grp_tres : NULL);
-        if (t)
+        const ctld_policy_use_t *u = policy_assoc_use(in, a);
+        const char *t;
+        if ((t = policy_mins_over(&a->grp_tres_mins, u, &x->job_mins, &x->over[POL_O_GRP_MINS],
+                                  in->safe)))
+            return policy_mins_reason(false, POL_GRP_MINS, t);
+        if ((t = policy_tres_over(&a->grp_tres, policy_tres(u), in->job, &x->over[POL_O_GRP])))
             return policy_tres_reason(false, POL_GRP, t);
-        if (depth > 0)
-            continue;
-        *never = true;
-        if ((t = policy_tres_over(&a->max_tres, NULL, in->job, q ? &q->max_tres : NULL)))
-            return policy_tres_reason(false, POL_PER_JOB, t);
-        t = policy_per_node_over(&a->max_tres_per_node, in->job, q ? &q->max_tres_per_node : NULL);
+        t = policy_run_mins_over(&a->grp_tres_run_mins, u, &x->job_mins, &x->over[POL_O_RUN_MINS]);
         if (t)
-            return policy_tres_reason(false, POL_PER_NODE, t);
-        *never = false;
+            return policy_mins_reason(false, POL_RUN_MINS, t);
+        if (depth == 0 && (t = policy_assoc_max(x, a, never)))
+            return t;
     }
     return NULL;
+}
+
+void ctld_policy_qos_order(const ctld_qos_t *job_qos, const ctld_qos_t *part_qos,
+                           const ctld_qos_t **first, const ctld_qos_t **second)
+{
+    bool job_first = !part_qos || (job_qos && (job_qos->flags & CTLD_QOS_OVER_PART_QOS));
+    *first = job_first ? job_qos : part_qos;
+    *second = job_first ? part_qos : job_qos;
+    if (!*first || *first == *second) {
+        *first = *first ? *first : *second;
+        *second = NULL;
+    }
+}
+
+/* The union of two QOS's limits at off (names only matter: "set"). */
+static void policy_union_q(const ctld_qos_t *q1, const ctld_qos_t *q2, size_t off, ctld_tres_t *out)
+{
+    *out = (ctld_tres_t){0};
+    const ctld_tres_t *ts[2] = {policy_o(q1, off), policy_o(q2, off)};
+    for (size_t k = 0; k < 2; k++)
+        for (size_t i = 0; ts[k] && i < ts[k]->n; i++)
+            if (ctld_tres_get(out, ts[k]->it[i].name) < 0)
+                ctld_tres_add(out, ts[k]->it[i].name, ts[k]->it[i].v);
+}
+
+static void policy_ctx_init(policy_ctx_t *x, const ctld_policy_in_t *in)
+{
+    *x = (policy_ctx_t){.in = in};
+    if (in->qos)
+        x->qs[x->nq++] =
+            (policy_q_t){in->qos, NULL, in->qos_use, in->qos_user_use, in->qos_acct_use};
+    if (in->qos2 && in->qos2 != in->qos)
+        x->qs[x->nq++] =
+            (policy_q_t){in->qos2, in->qos, in->qos2_use, in->qos2_user_use, in->qos2_acct_use};
+    int64_t mins = in->time_limit < 0 ? INT64_MAX : in->time_limit;
+    for (size_t i = 0; in->job && i < in->job->n; i++)
+        ctld_tres_add(&x->job_mins, in->job->it[i].name, policy_sat_mul(in->job->it[i].v, mins));
+    static const size_t offs[] = {
+        offsetof(ctld_qos_t, grp_tres),          offsetof(ctld_qos_t, max_tres),
+        offsetof(ctld_qos_t, max_tres_per_node), offsetof(ctld_qos_t, grp_tres_mins),
+        offsetof(ctld_qos_t, grp_tres_run_mins), offsetof(ctld_qos_t, max_tres_mins)};
+    for (size_t k = 0; k < sizeof(offs) / sizeof(offs[0]); k++)
+        policy_union_q(x->nq > 0 ? x->qs[0].q : NULL, x->nq > 1 ? x->qs[1].q : NULL, offs[k],
+                       &x->over[k]);
 }
 
 const char *ctld_policy_check(const ctld_policy_in_t *in, bool *never)
 {
     *never = false;
+    policy_ctx_t x;
+    policy_ctx_init(&x, in);
     const char *why = NULL;
-    if (in->qos)
-        why = policy_qos_pre(in, never);
+    for (size_t k = 0; !why && k < x.nq; k++)
+        why = policy_qos_pre(&x, &x.qs[k], never);
     if (!why && in->assoc)
-        why = policy_assoc_pre(in, never);
-    if (!why && in->qos)
-        why = policy_qos_tres(in, never);
+        why = policy_assoc_pre(&x, never);
+    for (size_t k = 0; !why && k < x.nq; k++)
+        why = policy_qos_tres(&x, &x.qs[k], never);
     if (!why && in->assoc)
-        why = policy_assoc_tres(in, never);
+        why = policy_assoc_tres(&x, never);
     return why;
 }
 
@@ -263,6 +477,7 @@ typedef struct policy_usage {
     ctld_policy_use_t **qos;   /* by QOS idx */
     json_t *map;               /* "u|a\037qos\037name" -> index in extra */
     unsigned enforce;          /* AccountingStorageEnforce (the pass filter) */
+    int64_t now;
     ctld_vec_t extra;
 } policy_usage_t;
 
@@ -290,24 +505,37 @@ static ctld_policy_use_t *policy_keyed(policy_usage_t *u, char kind, const ctld_
     return e;
 }
 
-static void policy_use_add(ctld_policy_use_t *e, const ctld_tres_t *tres)
+/* Count a job of these TRES that may run `secs` more seconds (its TRES-seconds to come). */
+static void policy_use_add(ctld_policy_use_t *e, const ctld_tres_t *tres, int64_t secs)
 {
     e->jobs++;
-    for (size_t i = 0; tres && i < tres->n; i++)
+    for (size_t i = 0; tres && i < tres->n; i++) {
         ctld_tres_add(&e->tres, tres->it[i].name, tres->it[i].v);
+        int64_t have = policy_pos(ctld_tres_get(&e->run_secs, tres->it[i].name));
+        int64_t add = policy_sat_add(have, policy_sat_mul(tres->it[i].v, secs)) - have;
+        ctld_tres_add(&e->run_secs, tres->it[i].name, add);
+    }
 }
 
-/* Count one job (tres NULL: a job only, for submit limits). */
-static void policy_usage_add(policy_usage_t *u, const ctld_assoc_t *a, const ctld_qos_t *q,
-                             const ctld_job_t *job, const ctld_tres_t *tres)
+static void policy_usage_qos(policy_usage_t *u, const ctld_qos_t *q, const ctld_job_t *job,
+                             const ctld_tres_t *tres, int64_t secs)
 {
-    for (int depth = 0; a && depth < 256; a = a->parent, depth++)
-        policy_use_add(policy_slot(&u->assoc[a->idx]), tres);
     if (!q)
         return;
-    policy_use_add(policy_slot(&u->qos[q->idx]), tres);
-    policy_use_add(policy_keyed(u, 'u', q, job->user, true), tres);
-    policy_use_add(policy_keyed(u, 'a', q, job->account, true), tres);
+    policy_use_add(policy_slot(&u->qos[q->idx]), tres, secs);
+    policy_use_add(policy_keyed(u, 'u', q, job->user, true), tres, secs);
+    policy_use_add(policy_keyed(u, 'a', q, job->account, true), tres, secs);
+}
+
+/* Count one job (tres NULL: a job only, for submit limits) in its
+ * association's subtree and in both its QOS. */
+static void policy_usage_add(policy_usage_t *u, const ctld_assoc_t *a, const ctld_qos_t *const *qs,
+                             const ctld_job_t *job, const ctld_tres_t *tres, int64_t secs)
+{
+    for (int depth = 0; a && depth < 256; a = a->parent, depth++)
+        policy_use_add(policy_slot(&u->assoc[a->idx]), tres, secs);
+    policy_usage_qos(u, qs[0], job, tres, secs);
+    policy_usage_qos(u, qs[1], job, tres, secs);
 }
 
 static const ctld_assoc_t *policy_assoc_of(const ctld_assoc_tree_t *t, const ctld_job_t *job)
@@ -315,12 +543,30 @@ static const ctld_assoc_t *policy_assoc_of(const ctld_assoc_tree_t *t, const ctl
     return ctld_assoc_find(t, job->user, job->account, job->part ? job->part->cfg->name : NULL);
 }
 
+/* The job's QOS and its partition's, in the order their limits apply. */
+static void policy_qos_pair(const ctld_assoc_tree_t *t, const ctld_job_t *job,
+                            const ctld_qos_t *qs[2])
+{
+    const char *pq = job->part ? job->part->cfg->qos : NULL;
+    const ctld_qos_t *jq = job->qos && *job->qos ? ctld_assoc_qos(t, job->qos) : NULL;
+    ctld_policy_qos_order(jq, pq && *pq ? ctld_assoc_qos(t, pq) : NULL, &qs[0], &qs[1]);
+}
+
 static void policy_usage_init(policy_usage_t *u, const ctld_assoc_tree_t *t)
 {
-    *u = (policy_usage_t){.t = t};
+    *u = (policy_usage_t){.t = t, .now = ctld_now()};
     u->assoc = loom_xcalloc(t->nassocs + 1, sizeof(*u->assoc));
     u->qos = loom_xcalloc(t->nqos + 1, sizeof(*u->qos));
     u->map = json_object();
+}
+
+/* Seconds a job may run from `from` to its time limit (INT64_MAX: none). */
+static int64_t policy_secs_left(const ctld_job_t *job, int64_t from, int64_t now)
+{
+    if (job->time_limit < 0)
+        return INT64_MAX;
+    int64_t end = policy_sat_add(from, policy_sat_mul(job->time_limit, 60));
+    return end > now ? end - now : 0;
 }
 
 static void policy_usage_running(policy_usage_t *u, const ctld_t *c)
@@ -332,8 +578,42 @@ static void policy_usage_running(policy_usage_t *u, const ctld_t *c)
             continue;
         ctld_tres_t tres;
         ctld_policy_job_tres(job, &tres);
-        policy_usage_add(u, policy_assoc_of(u->t, job), ctld_assoc_qos(u->t, job->qos), job, &tres);
+        const ctld_qos_t *qs[2];
+        policy_qos_pair(u->t, job, qs);
+        int64_t start = job->start_time > 0 ? job->start_time : u->now;
+        policy_usage_add(u, policy_assoc_of(u->t, job), qs, job, &tres,
+                         policy_secs_left(job, start, u->now));
     }
+}
+
+static void policy_use_usage(ctld_policy_use_t *e, const ctld_tres_t *secs, int64_t wall)
+{
+    for (size_t i = 0; i < secs->n; i++) {
+        int64_t have = policy_pos(ctld_tres_get(&e->used_secs, secs->it[i].name));
+        int64_t add = policy_sat_add(have, secs->it[i].v) - have;
+        ctld_tres_add(&e->used_secs, secs->it[i].name, add);
+    }
+    e->wall_secs = policy_sat_add(e->wall_secs, wall);
+}
+
+/* A scope's decayed usage (ctld_fairshare_usage_f): an association's adds
+ * to its whole chain of parents, as its Grp limits count the subtree. */
+static void policy_usage_fs(void *arg, const char *assoc_key, const char *qos,
+                            const ctld_tres_t *secs, int64_t wall)
+{
+    policy_usage_t *u = arg;
+    if (qos) {
+        const ctld_qos_t *q = ctld_assoc_qos(u->t, qos);
+        if (q)
+            policy_use_usage(policy_slot(&u->qos[q->idx]), secs, wall);
+        return;
+    }
+    json_t *v = json_object_get(u->t->index, assoc_key);
+    if (!json_is_integer(v) || (size_t)json_integer_value(v) >= u->t->nassocs)
+        return;
+    const ctld_assoc_t *a = u->t->assocs[json_integer_value(v)];
+    for (int depth = 0; a && depth < 256; a = a->parent, depth++)
+        policy_use_usage(policy_slot(&u->assoc[a->idx]), secs, wall);
 }
 
 static void policy_usage_free(policy_usage_t *u)
@@ -351,17 +631,25 @@ static void policy_usage_free(policy_usage_t *u)
 }
 
 static void policy_in_for(policy_usage_t *u, const ctld_job_t *job, const ctld_assoc_t *a,
-                          const ctld_qos_t *q, const ctld_tres_t *tres, ctld_policy_in_t *in)
+                          const ctld_qos_t *const *qs, const ctld_tres_t *tres,
+                          ctld_policy_in_t *in)
 {
-    *in = (ctld_policy_in_t){.qos = q,
+    *in = (ctld_policy_in_t){.qos = qs[0],
+                             .qos2 = qs[1],
                              .assoc = a,
                              .assoc_use = (const ctld_policy_use_t *const *)u->assoc,
                              .job = tres,
-                             .time_limit = job->time_limit};
-    if (q) {
-        in->qos_use = u->qos[q->idx];
-        in->qos_user_use = policy_keyed(u, 'u', q, job->user, false);
-        in->qos_acct_use = policy_keyed(u, 'a', q, job->account, false);
+                             .time_limit = job->time_limit,
+                             .safe = (u->enforce & LOOM_ENFORCE_SAFE) != 0};
+    if (qs[0]) {
+        in->qos_use = u->qos[qs[0]->idx];
+        in->qos_user_use = policy_keyed(u, 'u', qs[0], job->user, false);
+        in->qos_acct_use = policy_keyed(u, 'a', qs[0], job->account, false);
+    }
+    if (qs[1]) {
+        in->qos2_use = u->qos[qs[1]->idx];
+        in->qos2_user_use = policy_keyed(u, 'u', qs[1], job->user, false);
+        in->qos2_acct_use = policy_keyed(u, 'a', qs[1], job->account, false);
     }
 }
 
@@ -379,24 +667,26 @@ static bool policy_filter_on(const ctld_t *c)
 static bool policy_admit(policy_usage_t *u, ctld_job_t *job, bool set_reason)
 {
     const ctld_assoc_t *a = policy_assoc_of(u->t, job);
-    const ctld_qos_t *q = ctld_assoc_qos(u->t, job->qos);
+    const ctld_qos_t *qs[2];
+    policy_qos_pair(u->t, job, qs);
+    const ctld_qos_t *jq = ctld_assoc_qos(u->t, job->qos);
     ctld_tres_t tres;
     ctld_policy_job_tres(job, &tres);
     ctld_policy_in_t in;
-    policy_in_for(u, job, a, q, &tres, &in);
+    policy_in_for(u, job, a, qs, &tres, &in);
     bool never;
     /* Its association or QOS was removed since it was submitted: it waits,
      * as on Slurm, until they exist again (or it is updated). */
-    const char *why = !a                                      ? "InvalidAccount"
-                      : (u->enforce & LOOM_ENFORCE_QOS) && !q ? "InvalidQOS"
-                      : (u->enforce & LOOM_ENFORCE_LIMITS)    ? ctld_policy_check(&in, &never)
-                                                              : NULL;
+    const char *why = !a                                       ? "InvalidAccount"
+                      : (u->enforce & LOOM_ENFORCE_QOS) && !jq ? "InvalidQOS"
+                      : (u->enforce & LOOM_ENFORCE_LIMITS)     ? ctld_policy_check(&in, &never)
+                                                               : NULL;
     if (why) {
         if (set_reason)
             ctld_job_set_reason(job, why);
         return false;
     }
-    policy_usage_add(u, a, q, job, &tres);
+    policy_usage_add(u, a, qs, job, &tres, policy_secs_left(job, u->now, u->now));
     return true;
 }
 
@@ -407,10 +697,13 @@ size_t ctld_policy_filter(ctld_t *c, loom_sched_job_t *v, size_t n, size_t nslot
     policy_usage_t u;
     policy_usage_init(&u, ctld_assoc_tree(c));
     u.enforce = c->conf->accounting_storage_enforce;
-    if (!u.t->run_limits)
+    if (!u.t->run_limits) {
         u.enforce &= ~(unsigned)LOOM_ENFORCE_LIMITS; /* nothing to count */
-    else if (u.enforce & LOOM_ENFORCE_LIMITS)
+    } else if (u.enforce & LOOM_ENFORCE_LIMITS) {
         policy_usage_running(&u, c);
+        if (u.t->usage_limits)
+            ctld_fairshare_usage_each(c, policy_usage_fs, &u);
+    }
     char *dec = loom_xcalloc(nslots + 1, 1); /* 0 undecided, 1 admitted, 2 held */
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
@@ -542,38 +835,113 @@ static const char *policy_submit_over(const policy_submit_t *n, int64_t add)
     return NULL;
 }
 
-/* A job without a time limit of its own gets the MaxWall in force. */
-static void policy_default_time(ctld_job_t *job, const ctld_assoc_t *a, const ctld_qos_t *q)
+/* The least of cur and lim (-1: none). */
+static int64_t policy_least(int64_t cur, int64_t lim)
 {
-    int64_t wall = q && q->max_wall >= 0 ? q->max_wall : a->max_wall;
-    if (wall < 0 || json_object_get(job->desc, "time_limit") || json_object_get(job->desc, "time"))
+    return lim < 0 ? cur : (cur < 0 || cur > lim) ? lim : cur;
+}
+
+/* The least of cur and the longest time (minutes) lim lets a job of these
+ * TRES run (slurmctld's time limit from a TRES-minutes limit). */
+static int64_t policy_mins_time(const ctld_tres_t *lim, const ctld_tres_t *job,
+                                const ctld_tres_t *over, int64_t cur)
+{
+    for (size_t i = 0; i < lim->n; i++) {
+        int64_t want = ctld_tres_get(job, lim->it[i].name);
+        if (want > 0 && !policy_taken(over, lim->it[i].name))
+            cur = policy_least(cur, lim->it[i].v / want);
+    }
+    return cur;
+}
+
+/* Under strict checking: what the QOS and the associations' TRES-minutes limits allow. */
+static int64_t policy_strict_time(const ctld_assoc_t *a, const ctld_qos_t *const *qs,
+                                  const ctld_tres_t *tres, int64_t t)
+{
+    static const size_t offs[] = {offsetof(ctld_qos_t, max_tres_mins),
+                                  offsetof(ctld_qos_t, grp_tres_mins),
+                                  offsetof(ctld_qos_t, grp_tres_run_mins)};
+    ctld_tres_t over[3];
+    for (size_t k = 0; k < 3; k++) {
+        if (qs[0])
+            t = policy_mins_time(policy_o(qs[0], offs[k]), tres, NULL, t);
+        if (qs[1])
+            t = policy_mins_time(policy_o(qs[1], offs[k]), tres, policy_o(qs[0], offs[k]), t);
+        policy_union_q(qs[0], qs[1], offs[k], &over[k]);
+    }
+    t = policy_mins_time(&a->max_tres_mins, tres, &over[0], t);
+    for (const ctld_assoc_t *p = a; p; p = p->parent) {
+        t = policy_mins_time(&p->grp_tres_mins, tres, &over[1], t);
+        t = policy_mins_time(&p->grp_tres_run_mins, tres, &over[2], t);
+    }
+    return t;
+}
+
+/* A job without a time limit of its own gets the least MaxWall and GrpWall
+ * in force (the first QOS's, else the second's, else the associations')
+ * and, under strict checking, no more than its TRES-minutes limits allow. */
+static void policy_default_time(ctld_job_t *job, const ctld_assoc_t *a, const ctld_qos_t *const *qs,
+                                bool strict)
+{
+    if (json_object_get(job->desc, "time_limit") || json_object_get(job->desc, "time"))
         return;
-    if (job->time_limit < 0 || job->time_limit > wall)
-        job->time_limit = wall;
+    int64_t max_wall = -1, grp_wall = -1;
+    for (size_t k = 0; k < 2; k++) {
+        max_wall = qs[k] && max_wall < 0 ? qs[k]->max_wall : max_wall;
+        grp_wall = qs[k] && grp_wall < 0 ? qs[k]->grp_wall : grp_wall;
+    }
+    int64_t t = policy_least(policy_least(-1, max_wall), grp_wall);
+    if (max_wall < 0)
+        t = policy_least(t, a->max_wall);
+    for (const ctld_assoc_t *p = a; grp_wall < 0 && p; p = p->parent)
+        t = policy_least(t, p->grp_wall);
+    if (strict) {
+        ctld_tres_t tres;
+        ctld_policy_job_tres(job, &tres);
+        t = policy_strict_time(a, qs, &tres, t);
+    }
+    if (t >= 0 && (job->time_limit < 0 || job->time_limit > t))
+        job->time_limit = t;
+}
+
+/* The job alone against every limit (usage empty), as slurmctld's submit
+ * check does when a QOS has DenyOnLimit; TRES-minutes and GrpWall as with
+ * "safe": its time limit must fit them. */
+static const char *policy_strict_check(const ctld_assoc_tree_t *t, ctld_job_t *job,
+                                       const ctld_assoc_t *a, const ctld_qos_t *const *qs)
+{
+    ctld_tres_t tres;
+    ctld_policy_job_tres(job, &tres);
+    policy_usage_t u;
+    policy_usage_init(&u, t);
+    u.enforce = LOOM_ENFORCE_SAFE;
+    ctld_policy_in_t in;
+    policy_in_for(&u, job, a, qs, &tres, &in);
+    bool never = false;
+    const char *why = ctld_policy_check(&in, &never);
+    policy_usage_free(&u);
+    return why;
 }
 
 static int policy_limits(ctld_t *c, ctld_job_t *job, const ctld_assoc_t *a, const ctld_qos_t *q,
                          loom_err_t *err)
 {
     const ctld_assoc_tree_t *t = ctld_assoc_tree(c);
-    policy_default_time(job, a, q);
+    const ctld_qos_t *qs[2];
+    policy_qos_pair(t, job, qs);
+    /* slurmctld checks strictly when either QOS has DenyOnLimit, or there is none. */
+    bool strict = (!qs[0] && !qs[1]);
+    for (size_t k = 0; k < 2; k++)
+        strict = strict || (qs[k] && (qs[k]->flags & CTLD_QOS_DENY_ON_LIMIT));
+    policy_default_time(job, a, qs, strict);
     const char *why = NULL;
     if (t->submit_limits) {
         policy_submit_t n = {.job = job, .a = a, .q = q};
         policy_count_submits(c, &n);
         why = policy_submit_over(&n, policy_new_jobs(c, job));
     }
-    if (!why && q && (q->flags & CTLD_QOS_DENY_ON_LIMIT)) {
-        ctld_tres_t tres;
-        ctld_policy_job_tres(job, &tres);
-        policy_usage_t u;
-        policy_usage_init(&u, t);
-        ctld_policy_in_t in;
-        policy_in_for(&u, job, a, q, &tres, &in);
-        bool never = false;
-        why = ctld_policy_check(&in, &never); /* usage empty: the job alone */
-        policy_usage_free(&u);
-    }
+    if (!why && strict)
+        why = policy_strict_check(t, job, a, qs);
     if (!why)
         return 0;
     loom_info("job from user %s: exceeded association/QOS limit: %s", job->user, why);

@@ -22,15 +22,34 @@
  * running jobs: Grp* over the association's whole subtree, the QOS's
  * MaxTRESPerUser / MaxJobsPerUser over the user's jobs in that QOS; jobs
  * admitted earlier in the same pass count too, so one pass cannot overshoot.
- * Limits come from the job's QOS first, then the user's association, then
- * its parents (Grp limits at every level). Per-job limits: MaxWall, MaxTRES,
- * MaxTRESPerNode. Not enforced yet: the TRES-minutes limits (GrpTRESMins,
- * MaxTRESMins, GrpTRESRunMins: what "safe" guards) and GrpWall.
+ * Limits come from the job's QOS and its partition's QOS (slurm.conf
+ * PartitionName=... QOS=name; the partition's first unless the job's QOS has
+ * OverPartQOS: a limit the first sets is not read from the second), then the
+ * user's association, then its parents (Grp limits at every level; an
+ * association limit that either QOS sets is skipped). Per-job limits:
+ * MaxWall, MaxTRES, MaxTRESPerNode, MaxTRESMins (time limit x TRES).
  *
- * Pure part (unit tested): ctld_policy_check over a ctld_policy_in_t.
+ * Usage limits, as slurmctld 22.05's acct_policy: GrpTRESMins compares the
+ * fair-share code's decayed usage (sched_fairshare.h; TRES-seconds / 60,
+ * cpu, mem, node, billing, gres/gpu; none without priority/multifactor) and
+ * GrpWall its decayed wall-clock time; a job waits once the usage reached
+ * the limit. With "safe" it also waits unless its time limit x TRES plus
+ * what the running jobs may still use (to their time limits) fits in what is
+ * left, and unless used wall + its time limit fits GrpWall. GrpTRESRunMins:
+ * the running jobs' remaining TRES-minutes plus the job's. Running jobs are
+ * never ended by these limits here (slurmctld times them out).
+ *
+ * At submission, when either QOS has DenyOnLimit (or the job has none), a
+ * job whose time limit x TRES passes a GrpTRESMins, GrpTRESRunMins or
+ * MaxTRESMins, or whose time limit passes a GrpWall, is rejected; a job
+ * without a time limit of its own gets the largest that fits them, and the
+ * least GrpWall / MaxWall in force in any case.
+ *
+ * Pure part (unit tested): ctld_policy_check over a ctld_policy_in_t,
+ * ctld_policy_qos_order.
  *
  * Entry points: ctld_policy_submit, ctld_policy_update, ctld_policy_filter, ctld_policy_qos_norm,
- * ctld_policy_check, ctld_policy_job_tres.
+ * ctld_policy_check, ctld_policy_qos_order, ctld_policy_job_tres.
  */
 #ifndef LOOM_CTLD_ASSOC_POLICY_H
 #define LOOM_CTLD_ASSOC_POLICY_H
@@ -41,8 +60,11 @@
 
 /* Usage of one scope (an association's subtree, a QOS, a user in a QOS). */
 typedef struct ctld_policy_use {
-    int64_t jobs;     /* running (or, for submit limits, pending + running) */
-    ctld_tres_t tres; /* of the running jobs */
+    int64_t jobs;          /* running (or, for submit limits, pending + running) */
+    ctld_tres_t tres;      /* of the running jobs */
+    ctld_tres_t run_secs;  /* TRES-seconds the running jobs may still use (to their limits) */
+    ctld_tres_t used_secs; /* decayed usage in TRES-seconds (GrpTRESMins) */
+    int64_t wall_secs;     /* decayed wall-clock usage in seconds (GrpWall) */
 } ctld_policy_use_t;
 
 /* Everything one check looks at. Usage pointers may be NULL (none yet). */
@@ -55,7 +77,16 @@ typedef struct ctld_policy_in {
     const ctld_policy_use_t *qos_acct_use;     /* this account in this QOS */
     const ctld_tres_t *job;                    /* the job's TRES */
     int64_t time_limit;                        /* minutes, -1 infinite */
+    /* The second QOS (ctld_policy_qos_order), its usage as the first's. */
+    const ctld_qos_t *qos2;
+    const ctld_policy_use_t *qos2_use, *qos2_user_use, *qos2_acct_use;
+    bool safe; /* AccountingStorageEnforce=safe */
 } ctld_policy_in_t;
+
+/* Which QOS's limits come first: the partition's, unless the job's has
+ * OverPartQOS; *second is NULL when there is one QOS (or both are the same). */
+void ctld_policy_qos_order(const ctld_qos_t *job_qos, const ctld_qos_t *part_qos,
+                           const ctld_qos_t **first, const ctld_qos_t **second);
 
 /* The reason the job cannot start under the limits now, or NULL. *never is
  * set when it is a per-job limit that no amount of waiting frees. */

@@ -21,6 +21,8 @@
 /* The TRES whose usage is kept beside the billing (GrpTRESRaw). */
 enum { FS_CPU, FS_MEM, FS_NODE, FS_BILLING, FS_GPU, FS_NTRES };
 static const char *const fs_tres_keys[FS_NTRES] = {"cpu", "mem", "node", "billing", "gres/gpu"};
+enum { FS_WALL = FS_NTRES + 1 };    /* an entry's index of the wall-clock seconds */
+#define FS_QOS_PREFIX "\036qos\037" /* not an association key (they have two \037) */
 
 struct ctld_fairshare {
     uv_timer_t *timer; /* its own allocation: freed by its close callback */
@@ -49,17 +51,35 @@ static char *fs_key(const char *account, const char *user, const char *partition
     return loom_sbuf_detach(&sb);
 }
 
+/* An entry: [billing, per FS_* TRES..., wall seconds] (the wall, for GrpWall, came
+ * later: shorter saved entries are padded). */
+static json_t *fs_entry_key(ctld_fairshare_t *fs, const char *key)
+{
+    json_t *e = json_object_get(fs->usage, key);
+    if (!json_is_array(e)) {
+        e = json_array();
+        json_object_set_new(fs->usage, key, e);
+    }
+    while (json_array_size(e) <= FS_WALL)
+        json_array_append_new(e, json_real(0));
+    return e;
+}
+
 static json_t *fs_entry(ctld_fairshare_t *fs, const ctld_assoc_t *a)
 {
     char *key = fs_key(a->account, a->user, a->partition);
-    json_t *e = json_object_get(fs->usage, key);
-    if (!e) {
-        e = json_array();
-        for (size_t i = 0; i <= FS_NTRES; i++)
-            json_array_append_new(e, json_real(0));
-        json_object_set_new(fs->usage, key, e);
-    }
+    json_t *e = fs_entry_key(fs, key);
     free(key);
+    return e;
+}
+
+/* A QOS's usage (its GrpTRESMins, GrpWall), under FS_QOS_PREFIX + name. */
+static json_t *fs_qos_entry(ctld_fairshare_t *fs, const char *qos)
+{
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    loom_sbuf_addf(&sb, "%s%s", FS_QOS_PREFIX, qos);
+    json_t *e = fs_entry_key(fs, loom_sbuf_str(&sb));
+    loom_sbuf_free(&sb);
     return e;
 }
 
@@ -119,12 +139,21 @@ static void fs_charge_job(ctld_fairshare_t *fs, const ctld_assoc_tree_t *tree,
     const ctld_qos_t *q = job->qos ? ctld_assoc_qos(tree, job->qos) : NULL;
     double uf = q ? q->usage_factor : 1;
     double decay = loom_fairtree_charge(1, to - from, fs->half_life);
-    json_t *e = fs_entry(fs, a);
     double counts[FS_NTRES] = {(double)t.cpus, (double)t.mem_mib, (double)t.nodes, billing,
                                (double)t.gpus};
-    fs_entry_add(e, 0, billing * uf * decay);
-    for (size_t i = 0; i < FS_NTRES; i++)
-        fs_entry_add(e, i + 1, counts[i] * uf * decay);
+    /* The association, the job's QOS and its partition's QOS (their GrpTRESMins). */
+    const char *pq = job->part ? job->part->cfg->qos : NULL;
+    const ctld_qos_t *q2 = pq && *pq ? ctld_assoc_qos(tree, pq) : NULL;
+    json_t *es[3] = {fs_entry(fs, a), q ? fs_qos_entry(fs, q->name) : NULL,
+                     q2 && q2 != q ? fs_qos_entry(fs, q2->name) : NULL};
+    for (size_t k = 0; k < 3; k++) {
+        if (!es[k])
+            continue;
+        fs_entry_add(es[k], 0, billing * uf * decay);
+        for (size_t i = 0; i < FS_NTRES; i++)
+            fs_entry_add(es[k], i + 1, counts[i] * uf * decay);
+        fs_entry_add(es[k], FS_WALL, decay);
+    }
 }
 
 /* Decay (or reset) everything, then charge what ran since the last time. */
@@ -288,6 +317,28 @@ double ctld_fairshare_factor(const ctld_t *c, ctld_fairshare_t *fs, const ctld_j
     if (!a || a->idx >= fs->nassoc || fs->node_of[a->idx] == UINT32_MAX)
         return 0;
     return fs->nodes[fs->node_of[a->idx]].fs_factor;
+}
+
+void ctld_fairshare_usage_each(const ctld_t *c, ctld_fairshare_usage_f f, void *arg)
+{
+    const ctld_fairshare_t *fs = c->sched.x ? c->sched.x->fs : NULL;
+    if (!fs)
+        return;
+    size_t plen = strlen(FS_QOS_PREFIX);
+    const char *key;
+    json_t *e;
+    json_object_foreach(fs->usage, key, e)
+    {
+        ctld_tres_t secs = {0};
+        for (size_t k = 0; k < FS_NTRES; k++) {
+            double v = json_number_value(json_array_get(e, k + 1));
+            ctld_tres_add(&secs, fs_tres_keys[k], v > 0 && v < 9e18 ? (int64_t)v : 0);
+        }
+        double w = json_number_value(json_array_get(e, FS_WALL));
+        int64_t wall = w > 0 && w < 9e18 ? (int64_t)w : 0;
+        bool qos = strncmp(key, FS_QOS_PREFIX, plen) == 0;
+        f(arg, qos ? NULL : key, qos ? key + plen : NULL, &secs, wall);
+    }
 }
 
 /* ---- the timer --------------------------------------------------------------------- */

@@ -25,12 +25,18 @@
  * calculation and whenever a new tree is installed; 0 without accounting
  * or without an association (Slurm's value).
  *
+ * Limits. Each job is also charged to its QOS and its partition's QOS, and
+ * every entry keeps the decayed wall-clock seconds too, for GrpTRESMins and
+ * GrpWall (assoc_policy.c reads them through ctld_fairshare_usage_each).
+ *
  * Entry points: ctld_fairshare_init/_fini, ctld_fairshare_factor,
- * ctld_fairshare_h_shares (assoc.shares, registered in sched_prio.c).
+ * ctld_fairshare_usage_each, ctld_fairshare_h_shares (assoc.shares,
+ * registered in sched_prio.c).
  */
 #ifndef LOOM_CTLD_SCHED_FAIRSHARE_H
 #define LOOM_CTLD_SCHED_FAIRSHARE_H
 
+#include "ctld/assoc_mgr.h"
 #include "ctld/ctld.h"
 #include "ctld/dispatch.h"
 
@@ -44,6 +50,14 @@ void ctld_fairshare_fini(ctld_t *c, ctld_fairshare_t *fs);
 
 /* The fair-share factor of a job's association, in [0, 1]. */
 double ctld_fairshare_factor(const ctld_t *c, ctld_fairshare_t *fs, const ctld_job_t *job);
+
+/* One scope's decayed usage, either an association's own (assoc_key: its
+ * "account\037user\037partition", the key of assoc_mgr.h's index) or a QOS's
+ * (qos): TRES-seconds (cpu, mem, node, billing, gres/gpu) and wall seconds. */
+typedef void (*ctld_fairshare_usage_f)(void *arg, const char *assoc_key, const char *qos,
+                                       const ctld_tres_t *secs, int64_t wall_secs);
+/* Call f for each scope with usage (none without priority/multifactor). */
+void ctld_fairshare_usage_each(const ctld_t *c, ctld_fairshare_usage_f f, void *arg);
 
 /* assoc.shares (user role): {users?: [name], accounts?: [name]} ->
  * {"shares": [...], "tres_names": [...]} (messages.md §3). */

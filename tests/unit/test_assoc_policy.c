@@ -2,7 +2,8 @@
  * test_assoc_policy.c - the pure limit check of ctld/assoc_policy.h:
  * which limit holds a job back (Slurm 22.05's reason names), whether it is a
  * per-job limit that never frees, the QOS over association precedence and
- * Grp limits over the parents.
+ * Grp limits over the parents; the TRES-minutes limits, GrpWall, "safe" and
+ * the partition's QOS.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -162,11 +163,174 @@ static void test_no_usage(void **state)
     assert_false(never);
 }
 
+/* ---- TRES-minutes, GrpWall, safe and the partition's QOS ---- */
+
+static const char *mins_json =
+    "{\"assocs\":["
+    "{\"account\":\"root\",\"user_name\":\"\",\"partition\":\"\",\"id\":1},"
+    "{\"account\":\"phys\",\"user_name\":\"\",\"partition\":\"\",\"id\":2,"
+    "\"parent_account\":\"root\",\"grp_tres_mins\":\"cpu=100\",\"grp_wall\":50,"
+    "\"grp_tres_run_mins\":\"cpu=200\"},"
+    "{\"account\":\"phys\",\"user_name\":\"alice\",\"partition\":\"\",\"id\":3,"
+    "\"max_tres_mins\":\"cpu=50,gres/gpu=20\"}"
+    "],\"users\":[],\"qos\":["
+    "{\"name\":\"normal\",\"id\":1},"
+    "{\"name\":\"qm\",\"id\":2,\"grp_tres_mins\":\"cpu=40,mem=1000\",\"max_tres_mins\":\"node=10\","
+    "\"grp_wall\":20},"
+    "{\"name\":\"part\",\"id\":3,\"max_wall\":30,\"grp_tres_mins\":\"gres/gpu=5\"},"
+    "{\"name\":\"over\",\"id\":4,\"max_wall\":60,\"flags\":\"OverPartQOS\"}"
+    "]}";
+
+typedef struct {
+    const char *what;
+    const char *qos, *part_qos; /* NULL: none */
+    const char *job;            /* TRES */
+    int64_t time_limit;         /* minutes */
+    bool safe;
+    const char *phys_used; /* phys's decayed usage, TRES-seconds */
+    const char *phys_run;  /* TRES-seconds its running jobs may still use */
+    int64_t phys_wall;     /* seconds */
+    const char *q_used;    /* each QOS's decayed usage, TRES-seconds */
+    int64_t q_wall;
+    const char *want;
+    bool never;
+} mins_case_t;
+
+static const mins_case_t mins_cases[] = {
+    {"fits", NULL, NULL, "cpu=1", 10, true, "", "", 0, "", 0, NULL, false},
+    {"assoc cpu minutes per job", NULL, NULL, "cpu=6", 10, false, "", "", 0, "", 0,
+     "AssocMaxCpuMinutesPerJobLimit", true},
+    {"assoc gpu minutes per job", NULL, NULL, "cpu=1,gres/gpu=3", 10, false, "", "", 0, "", 0,
+     "AssocMaxGRESMinutesPerJob", true},
+    {"infinite time", NULL, NULL, "cpu=1", -1, false, "", "", 0, "", 0,
+     "AssocMaxCpuMinutesPerJobLimit", true},
+    {"grp minutes used up", NULL, NULL, "cpu=1", 10, false, "cpu=6000", "", 0, "", 0,
+     "AssocGrpCPUMinutesLimit", false},
+    {"grp minutes nearly used", NULL, NULL, "cpu=1", 10, false, "cpu=5999", "", 0, "", 0, NULL,
+     false},
+    {"safe: not enough left", NULL, NULL, "cpu=1", 10, true, "cpu=5940", "", 0, "", 0,
+     "AssocGrpCPUMinutesLimit", false},
+    {"safe: running jobs count", NULL, NULL, "cpu=1", 10, true, "", "cpu=5700", 0, "", 0,
+     "AssocGrpCPUMinutesLimit", false},
+    {"not safe: running jobs do not", NULL, NULL, "cpu=1", 10, false, "", "cpu=5700", 0, "", 0,
+     NULL, false},
+    {"safe: just fits", NULL, NULL, "cpu=1", 10, true, "cpu=3000", "cpu=2400", 0, "", 0, NULL,
+     false},
+    {"grp run minutes", NULL, NULL, "cpu=1", 10, false, "", "cpu=11700", 0, "", 0,
+     "AssocGrpCPURunMinutesLimit", false},
+    {"grp wall used up", NULL, NULL, "cpu=1", 10, false, "", "", 3000, "", 0, "AssocGrpWallLimit",
+     false},
+    {"grp wall not safe", NULL, NULL, "cpu=1", 10, false, "", "", 2700, "", 0, NULL, false},
+    {"grp wall safe", NULL, NULL, "cpu=1", 10, true, "", "", 2700, "", 0, "AssocGrpWallLimit",
+     false},
+    {"qos grp minutes", "qm", NULL, "cpu=1", 10, false, "", "", 0, "cpu=2400", 0,
+     "QOSGrpCPUMinutesLimit", false},
+    {"qos cpu minutes win over the association's", "qm", NULL, "cpu=1", 10, false, "cpu=6000", "",
+     0, "", 0, NULL, false},
+    {"qos memory minutes", "qm", NULL, "cpu=1", 10, false, "", "", 0, "mem=60000", 0,
+     "QOSGrpMemoryMinutes", false},
+    {"qos node minutes per job", "qm", NULL, "cpu=1,node=2", 10, false, "", "", 0, "", 0,
+     "QOSMaxNodeMinutesPerJob", true},
+    {"qos grp wall", "qm", NULL, "cpu=1", 10, false, "", "", 0, "", 1200, "QOSGrpWallLimit", false},
+    {"qos grp wall wins over the association's", "qm", NULL, "cpu=1", 10, false, "", "", 3000, "",
+     0, NULL, false},
+    {"partition qos first", "normal", "part", "cpu=1", 45, false, "", "", 0, "", 0,
+     "QOSMaxWallDurationPerJobLimit", true},
+    {"OverPartQOS", "over", "part", "cpu=1", 45, false, "", "", 0, "", 0, NULL, false},
+    {"partition qos gres minutes", "normal", "part", "cpu=1,gres/gpu=1", 10, false, "", "", 0,
+     "gres/gpu=300", 0, "QOSGrpGRESMinutes", false},
+    {"partition qos alone", NULL, "part", "cpu=1", 45, false, "", "", 0, "", 0,
+     "QOSMaxWallDurationPerJobLimit", true},
+};
+
+static void mins_use(ctld_policy_use_t *u, const char *used, const char *run, int64_t wall)
+{
+    loom_err_t err = {0};
+    assert_int_equal(ctld_tres_parse(used, &u->used_secs, &err), 0);
+    assert_int_equal(ctld_tres_parse(run, &u->run_secs, &err), 0);
+    u->wall_secs = wall;
+}
+
+static void test_mins_table(void **state)
+{
+    (void)state;
+    json_t *lists = json_loads(mins_json, 0, NULL);
+    ctld_assoc_tree_t *t = NULL;
+    loom_err_t err = {0};
+    assert_int_equal(ctld_assoc_tree_build(lists, NULL, &t, &err), 0);
+    json_decref(lists);
+    assert_true(t->run_limits && t->usage_limits);
+    const ctld_assoc_t *alice = ctld_assoc_find(t, "alice", "phys", NULL);
+    const ctld_assoc_t *phys = ctld_assoc_find_account(t, "phys");
+    assert_non_null(alice);
+    for (size_t i = 0; i < sizeof(mins_cases) / sizeof(mins_cases[0]); i++) {
+        const mins_case_t *k = &mins_cases[i];
+        ctld_policy_use_t up = {0}, uq = {0};
+        mins_use(&up, k->phys_used, k->phys_run, k->phys_wall);
+        mins_use(&uq, k->q_used, "", k->q_wall);
+        const ctld_policy_use_t *by_idx[3] = {NULL, NULL, NULL};
+        by_idx[phys->idx] = &up;
+        ctld_tres_t job;
+        assert_int_equal(ctld_tres_parse(k->job, &job, &err), 0);
+        const ctld_qos_t *q1 = NULL, *q2 = NULL;
+        ctld_policy_qos_order(k->qos ? ctld_assoc_qos(t, k->qos) : NULL,
+                              k->part_qos ? ctld_assoc_qos(t, k->part_qos) : NULL, &q1, &q2);
+        ctld_policy_in_t in = {.qos = q1,
+                               .qos2 = q2,
+                               .assoc = alice,
+                               .assoc_use = by_idx,
+                               .qos_use = &uq,
+                               .qos2_use = &uq,
+                               .job = &job,
+                               .time_limit = k->time_limit,
+                               .safe = k->safe};
+        bool never = !k->never;
+        const char *why = ctld_policy_check(&in, &never);
+        if (!k->want) {
+            if (why)
+                fail_msg("%s: held back by %s", k->what, why);
+        } else if (!why || strcmp(why, k->want) != 0) {
+            fail_msg("%s: got %s, want %s", k->what, why ? why : "(none)", k->want);
+        }
+        if (never != k->never)
+            fail_msg("%s: never %d", k->what, never);
+    }
+    ctld_assoc_tree_free(t);
+}
+
+static void test_qos_order(void **state)
+{
+    (void)state;
+    ctld_qos_t job = {.name = "job"}, part = {.name = "part"};
+    const ctld_qos_t *a = NULL, *b = NULL;
+    ctld_policy_qos_order(&job, &part, &a, &b);
+    assert_ptr_equal(a, &part);
+    assert_ptr_equal(b, &job);
+    job.flags = CTLD_QOS_OVER_PART_QOS;
+    ctld_policy_qos_order(&job, &part, &a, &b);
+    assert_ptr_equal(a, &job);
+    assert_ptr_equal(b, &part);
+    ctld_policy_qos_order(&job, &job, &a, &b);
+    assert_ptr_equal(a, &job);
+    assert_null(b);
+    ctld_policy_qos_order(NULL, &part, &a, &b);
+    assert_ptr_equal(a, &part);
+    assert_null(b);
+    ctld_policy_qos_order(&job, NULL, &a, &b);
+    assert_ptr_equal(a, &job);
+    assert_null(b);
+    ctld_policy_qos_order(NULL, NULL, &a, &b);
+    assert_null(a);
+    assert_null(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check_table),
         cmocka_unit_test(test_no_usage),
+        cmocka_unit_test(test_mins_table),
+        cmocka_unit_test(test_qos_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
