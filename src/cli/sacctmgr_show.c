@@ -77,9 +77,15 @@ static const sam_col_t sam_assoc_cols[] = {
     {"ID", NULL, 6, "id", SAM_INT},
     {"Def Acct", "DefaultAccount|DefAcct", 10, "u:default_account", SAM_STR},
     {"Admin", "AdminLevel", 9, "u:admin_level", SAM_STR},
-    {"MaxNodes", NULL, 8, "-", SAM_STR},
-    {"MaxCPUs", NULL, 8, "-", SAM_STR},
-    {"MaxCPUMins", NULL, 11, "-", SAM_STR},
+    /* Slurm's pre-TRES columns: one TRES count of a TRES limit ("t:field/tres"). */
+    {"GrpNodes", NULL, 8, "t:grp_tres/node", SAM_STR},
+    {"GrpCPUs", NULL, 8, "t:grp_tres/cpu", SAM_STR},
+    {"GrpMem", NULL, 7, "t:grp_tres/mem", SAM_STR},
+    {"GrpCPUMins", NULL, 11, "t:grp_tres_mins/cpu", SAM_STR},
+    {"GrpCPURunMins", NULL, 13, "t:grp_tres_run_mins/cpu", SAM_STR},
+    {"MaxNodes", "MaxNodesPerJob", 8, "t:max_tres/node", SAM_STR},
+    {"MaxCPUs", "MaxCPUsPerJob", 8, "t:max_tres/cpu", SAM_STR},
+    {"MaxCPUMins", "MaxCPUMinsPerJob", 11, "t:max_tres_mins/cpu", SAM_STR},
     {"Descr", "Description", 20, "a:description", SAM_STR},
     {"Org", "Organization", 20, "a:organization", SAM_STR},
     {NULL, NULL, 0, NULL, 0},
@@ -125,6 +131,11 @@ static const char *const sam_defaults[SAM_NENTS] = {
 static const char sam_user_assoc_fmt[] =
     "User,Def Acct,Admin,Cluster,Account,Partition,Share,Priority,MaxJobs,MaxNodes,MaxCPUs,"
     "MaxSubmit,MaxWall,MaxCPUMins,QOS,Def QOS";
+
+static const char sam_account_assoc_fmt[] =
+    "Account,Descr,Org,Cluster,ParentName,User,Share,Priority,GrpJobs,GrpNodes,GrpCPUs,GrpMem,"
+    "GrpSubmit,GrpWall,GrpCPUMins,MaxJobs,MaxNodes,MaxCPUs,MaxSubmit,MaxWall,MaxCPUMins,QOS,"
+    "Def QOS";
 
 typedef struct {
     const sam_col_t *col;
@@ -191,11 +202,37 @@ typedef struct {
     int depth; /* tree: indentation of the Account column */
 } sam_row_t;
 
+/* The count of tres in the TRES string "name=count,..." of rec's field (col "field/tres"). */
+static void sam_tres_count(const json_t *rec, const char *col, loom_sbuf_t *out)
+{
+    const char *slash = strchr(col, '/');
+    char field[64];
+    snprintf(field, sizeof(field), "%.*s", (int)(slash - col), col);
+    const char *v = json_string_value(json_object_get(rec, field));
+    loom_strv_t items = LOOM_STRV_INIT;
+    loom_strv_split(&items, v ? v : "", ",");
+    size_t n = strlen(slash + 1);
+    for (size_t i = 0; i < items.n; i++)
+        if (strncmp(items.v[i], slash + 1, n) == 0 && items.v[i][n] == '=') {
+            size_t len = strlen(items.v[i] + n + 1);
+            bool mem = !strcmp(slash + 1, "mem") && len && items.v[i][n + len] == 'M';
+            loom_sbuf_addf(out, "%.*s", (int)(len - mem), items.v[i] + n + 1);
+        }
+    loom_strv_free(&items);
+}
+
 static void sam_cell(const sam_t *s, const sam_item_t *it, const sam_row_t *r, bool last,
                      loom_sbuf_t *out)
 {
     const char *col = it->col->col;
     const json_t *src = r->rec;
+    if (col[0] == 't' && col[1] == ':') {
+        loom_sbuf_t v = LOOM_SBUF_INIT;
+        sam_tres_count(r->rec, col + 2, &v);
+        loom_pf_cell(&s->pf, loom_sbuf_str(&v), it->width, last, false, out);
+        loom_sbuf_free(&v);
+        return;
+    }
     if (col[1] == ':') {
         src = col[0] == 'u' ? r->user : col[0] == 'a' ? r->account : r->cluster;
         col += 2;
@@ -204,8 +241,7 @@ static void sam_cell(const sam_t *s, const sam_item_t *it, const sam_row_t *r, b
     if (s->tree && strcmp(col, "account") == 0)
         for (int i = 0; i < r->depth; i++)
             loom_sbuf_addc(&v, ' ');
-    if (strcmp(col, "-") != 0)
-        sam_fmt_value(it->col->kind, json_object_get(src, col), &v);
+    sam_fmt_value(it->col->kind, json_object_get(src, col), &v);
     bool number = it->col->kind == SAM_INT;
     int width = it->width;
     if (s->tree && strcmp(col, "account") == 0)
@@ -280,11 +316,9 @@ static int sam_show_words(sam_t *s, int ent, int argc, char **argv, json_t *wher
             sam_where_add(where, "names", argv[i]);
         }
     }
-    if (ent == SAM_ASSOC || (ent == SAM_USER && s->withassoc)) {
-        json_t *names = json_object_get(where, "names");
-        if (ent == SAM_USER && names)
-            json_object_set(where, "users", names);
-    }
+    json_t *names = json_object_get(where, "names");
+    if (names && s->withassoc && (ent == SAM_USER || ent == SAM_ACCOUNT))
+        json_object_set(where, ent == SAM_USER ? "users" : "accounts", names);
     return 0;
 }
 
@@ -504,6 +538,57 @@ static int sam_show_user_assocs(sam_t *s, json_t *users, const json_t *where,
     return 0;
 }
 
+static int sam_assoc_by_account(const void *pa, const void *pb)
+{
+    const json_t *a = *(json_t *const *)pa, *b = *(json_t *const *)pb;
+    int c = sam_cmp_str(a, b, "account");
+    if (c == 0)
+        c = sam_cmp_str(a, b, "cluster");
+    if (c == 0)
+        c = sam_cmp_str(a, b, "user_name"); /* the account's own ("") first */
+    return c ? c : sam_cmp_str(a, b, "partition");
+}
+
+/* show account withassoc: one row per association of the account (its own,
+ * then its users'), joined with the account; users' rows show no parent. */
+static int sam_show_account_assocs(sam_t *s, json_t *accounts, const json_t *where,
+                                   const sam_item_t *items, size_t n)
+{
+    int rc;
+    json_t *all = sam_fetch(s, SAM_ASSOC, NULL, "assocs", &rc), *mine = json_array();
+    if (!all) {
+        json_decref(mine);
+        return rc;
+    }
+    size_t i, k;
+    json_t *a, *acct;
+    json_array_foreach(all, i, a)
+    {
+        if (sam_assoc_wanted(where, a))
+            json_array_append(mine, a);
+    }
+    sam_sort(mine, sam_assoc_by_account);
+    json_array_foreach(mine, i, a)
+    {
+        json_array_foreach(accounts, k, acct)
+        {
+            if (strcmp(json_string_value(json_object_get(acct, "name")),
+                       json_string_value(json_object_get(a, "account"))) != 0)
+                continue;
+            json_t *rec = json_deep_copy(a);
+            if (*json_string_value(json_object_get(a, "user_name")))
+                json_object_del(rec, "parent_account");
+            json_object_update_missing(rec, acct);
+            sam_row_t row = {.rec = rec, .account = acct};
+            sam_emit(s, items, n, &row);
+            json_decref(rec);
+        }
+    }
+    json_decref(mine);
+    json_decref(all);
+    return 0;
+}
+
 static const sam_col_t *const *sam_tables(int ent)
 {
     static const sam_col_t *const qos[] = {sam_qos_cols, NULL};
@@ -580,14 +665,15 @@ int sam_show(sam_t *s, int ent, int argc, char **argv)
     json_t *where = json_object();
     const char *format = NULL;
     int rc = sam_show_words(s, ent, argc, argv, where, &format);
-    bool joined = s->withassoc && ent == SAM_USER;
+    bool joined = s->withassoc && (ent == SAM_USER || ent == SAM_ACCOUNT);
     sam_item_t items[64];
     size_t n = 0;
     loom_err_t err = {0};
     if (rc == 0)
-        rc = sam_parse_format(format   ? format
-                              : joined ? sam_user_assoc_fmt
-                                       : sam_defaults[ent],
+        rc = sam_parse_format(format                      ? format
+                              : joined && ent == SAM_USER ? sam_user_assoc_fmt
+                              : joined                    ? sam_account_assoc_fmt
+                                                          : sam_defaults[ent],
                               sam_tables(ent), items, &n, &err);
     if (rc < 0) {
         if (err.msg[0])
@@ -600,7 +686,12 @@ int sam_show(sam_t *s, int ent, int argc, char **argv)
         json_decref(where);
         return rc < 0;
     }
-    json_t *rows = sam_fetch(s, ent, where, sam_list_keys[ent], &rc);
+    /* The joined forms filter the associations; the entity list by name only. */
+    json_t *ewhere = joined ? json_object() : json_incref(where);
+    if (joined && json_object_get(where, "names"))
+        json_object_set(ewhere, "names", json_object_get(where, "names"));
+    json_t *rows = sam_fetch(s, ent, ewhere, sam_list_keys[ent], &rc);
+    json_decref(ewhere);
     if (rows && ent != SAM_QOS)
         sam_sort(rows, sam_by_name);
     if (rows && s->json) {
@@ -610,8 +701,10 @@ int sam_show(sam_t *s, int ent, int argc, char **argv)
         for (size_t i = 0; i < n; i++)
             cols[i] = items[i].pf;
         loom_pf_header(&s->pf, cols, n, &s->out);
-        if (joined)
+        if (joined && ent == SAM_USER)
             rc = sam_show_user_assocs(s, rows, where, items, n);
+        else if (joined)
+            rc = sam_show_account_assocs(s, rows, where, items, n);
         else if (ent == SAM_CLUSTER)
             rc = sam_show_clusters(s, rows, items, n);
         size_t i;
