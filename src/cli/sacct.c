@@ -8,8 +8,8 @@
  */
 #include "cli/cli_dbd.h"
 #include "cli/cli_format.h"
-#include "cli/cli_json.h"
 #include "cli/sacct_fields.h"
+#include "cli/sacct_json.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 
@@ -318,21 +318,40 @@ static void sacct_print(sacct_t *s, json_t *jobs, time_t now)
     }
 }
 
-static void sacct_json(sacct_t *s, json_t *jobs)
+/* slurmdbd's order: by raw job id, then submit time. */
+static int sacct_raw_cmp(const void *pa, const void *pb)
 {
-    json_t *items = json_array();
-    size_t i;
-    json_t *j;
-    json_array_foreach(jobs, i, j)
+    const json_t *a = *(json_t *const *)pa, *b = *(json_t *const *)pb;
+    int64_t ka[2] = {loom_ji(a, "job_id", 0), loom_ji(a, "submit_time", 0)};
+    int64_t kb[2] = {loom_ji(b, "job_id", 0), loom_ji(b, "submit_time", 0)};
+    for (int k = 0; k < 2; k++)
+        if (ka[k] != kb[k])
+            return ka[k] < kb[k] ? -1 : 1;
+    return 0;
+}
+
+/* --json: every job the query gave, with the steps -j selects (none with
+ * -X); -o is ignored, as in Slurm 22.05. */
+static void sacct_json(sacct_t *s, json_t *jobs, time_t now)
+{
+    loom_sacct_json_t ctx = {.conf = loom_cli_conf(&s->cli, NULL), .now = now};
+    json_t *items = json_array(), *job, *st;
+    size_t i, k;
+    sacct_sort(jobs, sacct_raw_cmp);
+    json_array_foreach(jobs, i, job)
     {
-        json_t *o = json_pack(
-            "{s:I, s:s, s:s, s:s, s:s, s:{s:s}}", "job_id", (json_int_t)loom_ji(j, "job_id", 0),
-            "name", loom_js_or(j, "name", ""), "user", loom_js_or(j, "user_name", ""), "account",
-            loom_js_or(j, "account", ""), "partition", loom_js_or(j, "partition", ""), "state",
-            "current", loom_js_or(j, "state", ""));
+        json_t *o = loom_sacct_json_job(job, &ctx), *steps = json_object_get(job, "steps");
+        if (!s->allocs && steps)
+            sacct_sort(steps, sacct_step_cmp);
+        json_array_foreach(s->allocs ? NULL : steps, k, st)
+        {
+            if (sacct_wanted(s, job, st))
+                json_array_append_new(json_object_get(o, "steps"),
+                                      loom_sacct_json_step(job, st, &ctx));
+        }
         json_array_append_new(items, o);
     }
-    loom_cli_json_print("jobs", items, loom_cli_conf(&s->cli, NULL), s->argc, s->argv, &s->out);
+    loom_sacct_json_print(items, &s->out);
 }
 
 static void sacct_helpformat(sacct_t *s)
@@ -469,7 +488,7 @@ int main(int argc, char **argv)
             sacct_drop_earlier_runs(jobs);
         sacct_sort(jobs, sacct_job_cmp);
         if (s.json)
-            sacct_json(&s, jobs);
+            sacct_json(&s, jobs, now);
         else
             sacct_print(&s, jobs, now);
     }
