@@ -3,20 +3,16 @@
  * docs/proto/frame.md §3.
  */
 #include "common/auth.h"
+#include "common/sha256.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 struct loom_key {
     size_t len;
@@ -44,7 +40,7 @@ void loom_key_destroy(loom_key_t *key)
 {
     if (!key)
         return;
-    OPENSSL_cleanse(key->bytes, key->len);
+    loom_wipe(key->bytes, key->len);
     free(key);
 }
 
@@ -106,7 +102,7 @@ int loom_key_load(const char *path, loom_key_t **key, loom_err_t *err)
         if (rc < 0)
             loom_err_prefix(err, "%s", path);
     }
-    OPENSSL_cleanse(buf, sizeof(buf));
+    loom_wipe(buf, sizeof(buf));
     return rc;
 }
 
@@ -163,22 +159,36 @@ int loom_key_generate(const char *path, loom_err_t *err)
             unlink(path);
         }
     }
-    OPENSSL_cleanse(buf, sizeof(buf));
+    loom_wipe(buf, sizeof(buf));
     return rc;
 }
 
+/* HMAC (RFC 2104) with SHA-256: H((K ^ opad) || H((K ^ ipad) || data)),
+ * K the key padded to one block (hashed first when longer than a block). */
 int loom_hmac_sha256(const void *keybytes, size_t keylen, const void *data, size_t len,
                      uint8_t mac[LOOM_MAC_SIZE])
 {
-    static const uint8_t empty[1];
-    unsigned int outlen = 0;
-    if (keylen > INT_MAX)
-        return -LOOM_EINTERNAL;
-    /* HMAC() wants non-NULL pointers even for zero bytes. */
-    if (!HMAC(EVP_sha256(), keylen ? keybytes : empty, (int)keylen, len ? data : empty, len, mac,
-              &outlen) ||
-        outlen != LOOM_MAC_SIZE)
-        return -LOOM_EINTERNAL;
+    uint8_t k[LOOM_SHA256_BLOCK] = {0}, pad[LOOM_SHA256_BLOCK], inner[LOOM_SHA256_SIZE];
+    if (keylen > LOOM_SHA256_BLOCK)
+        loom_sha256(keybytes, keylen, k);
+    else if (keylen)
+        memcpy(k, keybytes, keylen);
+    loom_sha256_t s;
+    for (size_t i = 0; i < sizeof(k); i++)
+        pad[i] = k[i] ^ 0x36;
+    loom_sha256_init(&s);
+    loom_sha256_update(&s, pad, sizeof(pad));
+    loom_sha256_update(&s, data, len);
+    loom_sha256_final(&s, inner);
+    for (size_t i = 0; i < sizeof(k); i++)
+        pad[i] = k[i] ^ 0x5c;
+    loom_sha256_init(&s);
+    loom_sha256_update(&s, pad, sizeof(pad));
+    loom_sha256_update(&s, inner, sizeof(inner));
+    loom_sha256_final(&s, mac);
+    loom_wipe(k, sizeof(k));
+    loom_wipe(pad, sizeof(pad));
+    loom_wipe(inner, sizeof(inner));
     return 0;
 }
 
@@ -189,5 +199,9 @@ int loom_key_hmac(const loom_key_t *key, const void *data, size_t len, uint8_t m
 
 bool loom_mac_equal(const uint8_t a[LOOM_MAC_SIZE], const uint8_t b[LOOM_MAC_SIZE])
 {
-    return CRYPTO_memcmp(a, b, LOOM_MAC_SIZE) == 0;
+    /* Constant time: every byte is compared whatever differs first. */
+    volatile uint8_t diff = 0;
+    for (size_t i = 0; i < LOOM_MAC_SIZE; i++)
+        diff |= a[i] ^ b[i];
+    return diff == 0;
 }

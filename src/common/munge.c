@@ -1,23 +1,44 @@
 /*
  * munge.c - munge-authenticated frames. See munge.h.
+ *
+ * libmunge is loaded with dlopen by loom_munge_open, not linked: only a
+ * command that talks TCP without the cluster key (or a daemon with
+ * AuthType=auth/munge) needs it, and every other command starts without it.
  */
 #include "common/munge.h"
 
 #include "common/frame.h"
+#include "common/sha256.h"
 #include "common/xalloc.h"
 
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #ifdef LOOM_HAVE_MUNGE
+#include <dlfcn.h>
 #include <munge.h>
+
+/* libmunge's ABI (munge 0.5.x); the soname the linker would have recorded. */
+#define MUNGE_SONAME "libmunge.so.2"
+
+/* The libmunge functions munge.c calls, resolved from one dlopen handle. */
+typedef struct munge_lib {
+    void *dl;
+    __typeof__(&munge_ctx_create) ctx_create;
+    __typeof__(&munge_ctx_destroy) ctx_destroy;
+    __typeof__(&munge_ctx_set) ctx_set;
+    __typeof__(&munge_ctx_strerror) ctx_strerror;
+    __typeof__(&munge_encode) encode;
+    __typeof__(&munge_decode) decode;
+    __typeof__(&munge_strerror) strerror;
+} munge_lib_t;
 #endif
 
-#define MUNGE_DIGEST 32
+#define MUNGE_DIGEST LOOM_SHA256_SIZE
 
 struct loom_munge {
 #ifdef LOOM_HAVE_MUNGE
+    munge_lib_t lib;
     munge_ctx_t ctx;
 #endif
     int unused;
@@ -52,28 +73,56 @@ bool loom_munge_frame_is(const char *body, size_t len)
 
 static int munge_digest(const void *text, size_t len, unsigned char out[MUNGE_DIGEST])
 {
-    unsigned int n = 0;
-    if (EVP_Digest(text, len, out, &n, EVP_sha256(), NULL) != 1 || n != MUNGE_DIGEST)
-        return -LOOM_EINTERNAL;
+    loom_sha256(text, len, out);
     return 0;
 }
 
 #ifdef LOOM_HAVE_MUNGE
 
+/* dlsym one symbol into *slot; false when missing. */
+static bool munge_sym(void *dl, const char *name, void *slot)
+{
+    void *f = dlsym(dl, name);
+    memcpy(slot, &f, sizeof(f)); /* object to function pointer, as POSIX allows */
+    return f != NULL;
+}
+
+static int munge_lib_load(munge_lib_t *lib, loom_err_t *err)
+{
+    lib->dl = dlopen(MUNGE_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!lib->dl)
+        return loom_errf(err, -LOOM_ENOT_SUPPORTED, "munge: cannot load %s: %s", MUNGE_SONAME,
+                         dlerror());
+    if (munge_sym(lib->dl, "munge_ctx_create", &lib->ctx_create) &&
+        munge_sym(lib->dl, "munge_ctx_destroy", &lib->ctx_destroy) &&
+        munge_sym(lib->dl, "munge_ctx_set", &lib->ctx_set) &&
+        munge_sym(lib->dl, "munge_ctx_strerror", &lib->ctx_strerror) &&
+        munge_sym(lib->dl, "munge_encode", &lib->encode) &&
+        munge_sym(lib->dl, "munge_decode", &lib->decode) &&
+        munge_sym(lib->dl, "munge_strerror", &lib->strerror))
+        return 0;
+    dlclose(lib->dl);
+    lib->dl = NULL;
+    return loom_errf(err, -LOOM_ENOT_SUPPORTED, "munge: %s lacks a munge_* function", MUNGE_SONAME);
+}
+
 int loom_munge_open(const char *socket, loom_munge_t **out, loom_err_t *err)
 {
     loom_munge_t *m = loom_xcalloc(1, sizeof(*m));
-    m->ctx = munge_ctx_create();
-    if (!m->ctx) {
+    int rc = munge_lib_load(&m->lib, err);
+    if (rc < 0) {
         free(m);
-        return loom_errf(err, -LOOM_EINTERNAL, "munge: cannot create a context");
+        return rc;
     }
-    if (socket && munge_ctx_set(m->ctx, MUNGE_OPT_SOCKET, socket) != EMUNGE_SUCCESS) {
-        loom_errf(err, -LOOM_ECONFIG, "munge: bad socket %s: %s", socket,
-                  munge_ctx_strerror(m->ctx));
-        munge_ctx_destroy(m->ctx);
-        free(m);
-        return err ? err->code : -LOOM_ECONFIG;
+    m->ctx = m->lib.ctx_create();
+    if (!m->ctx)
+        rc = loom_errf(err, -LOOM_EINTERNAL, "munge: cannot create a context");
+    else if (socket && m->lib.ctx_set(m->ctx, MUNGE_OPT_SOCKET, socket) != EMUNGE_SUCCESS)
+        rc = loom_errf(err, -LOOM_ECONFIG, "munge: bad socket %s: %s", socket,
+                       m->lib.ctx_strerror(m->ctx));
+    if (rc < 0) {
+        loom_munge_close(m);
+        return rc;
     }
     *out = m;
     return 0;
@@ -83,7 +132,9 @@ void loom_munge_close(loom_munge_t *m)
 {
     if (!m)
         return;
-    munge_ctx_destroy(m->ctx);
+    if (m->ctx)
+        m->lib.ctx_destroy(m->ctx);
+    dlclose(m->lib.dl);
     free(m);
 }
 
@@ -96,11 +147,11 @@ int loom_munge_frame_encode(loom_munge_t *m, const json_t *msg, loom_sbuf_t *out
         return loom_errf(err, -LOOM_EPROTO, "munge: message is not JSON");
     size_t tlen = strlen(text);
     int rc = munge_digest(text, tlen, digest);
-    munge_err_t e = rc == 0 ? munge_encode(&cred, m->ctx, digest, sizeof(digest)) : EMUNGE_SNAFU;
+    munge_err_t e = rc == 0 ? m->lib.encode(&cred, m->ctx, digest, sizeof(digest)) : EMUNGE_SNAFU;
     if (e != EMUNGE_SUCCESS) {
         free(text);
         return loom_errf(err, -LOOM_EAUTH, "munge: cannot encode a credential: %s",
-                         munge_strerror(e));
+                         m->lib.strerror(e));
     }
     size_t n = tlen + 1 + strlen(cred);
     unsigned char hdr[LOOM_FRAME_HDR] = {(unsigned char)(n >> 24), (unsigned char)(n >> 16),
@@ -126,12 +177,12 @@ int loom_munge_frame_decode(loom_munge_t *m, const char *body, size_t len, json_
     int plen = 0;
     uid_t u;
     gid_t g;
-    munge_err_t e = munge_decode(cred, m->ctx, &payload, &plen, &u, &g);
+    munge_err_t e = m->lib.decode(cred, m->ctx, &payload, &plen, &u, &g);
     free(cred);
     unsigned char digest[MUNGE_DIGEST];
     int rc = 0;
     if (e != EMUNGE_SUCCESS)
-        rc = loom_errf(err, -LOOM_EAUTH, "munge: credential refused: %s", munge_strerror(e));
+        rc = loom_errf(err, -LOOM_EAUTH, "munge: credential refused: %s", m->lib.strerror(e));
     else if (munge_digest(body, tlen, digest) < 0 || plen != MUNGE_DIGEST ||
              memcmp(payload, digest, MUNGE_DIGEST) != 0)
         rc = loom_errf(err, -LOOM_EAUTH, "munge: the credential is for another message");
