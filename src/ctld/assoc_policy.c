@@ -237,8 +237,9 @@ typedef struct policy_ctx {
     const ctld_policy_in_t *in;
     policy_q_t qs[2];
     size_t nq;
-    ctld_tres_t job_mins; /* time limit x TRES */
-    ctld_tres_t over[6];  /* per POL_O_*: the union of both QOS's limits */
+    ctld_tres_t job_mins;       /* time limit x TRES */
+    const ctld_tres_t *over[6]; /* per POL_O_*: what either QOS limits */
+    ctld_tres_t over_buf[6];    /* their unions, with two QOS */
 } policy_ctx_t;
 
 enum { POL_O_GRP, POL_O_MAX, POL_O_PER_NODE, POL_O_GRP_MINS, POL_O_RUN_MINS, POL_O_MAX_MINS };
@@ -341,11 +342,11 @@ static const char *policy_assoc_max(const policy_ctx_t *x, const ctld_assoc_t *a
     const ctld_tres_t *job = x->in->job;
     const char *t;
     *never = true;
-    if ((t = policy_tres_over(&a->max_tres_mins, NULL, &x->job_mins, &x->over[POL_O_MAX_MINS])))
+    if ((t = policy_tres_over(&a->max_tres_mins, NULL, &x->job_mins, x->over[POL_O_MAX_MINS])))
         return policy_mins_reason(false, POL_MAX_MINS, t);
-    if ((t = policy_tres_over(&a->max_tres, NULL, job, &x->over[POL_O_MAX])))
+    if ((t = policy_tres_over(&a->max_tres, NULL, job, x->over[POL_O_MAX])))
         return policy_tres_reason(false, POL_PER_JOB, t);
-    if ((t = policy_per_node_over(&a->max_tres_per_node, job, &x->over[POL_O_PER_NODE])))
+    if ((t = policy_per_node_over(&a->max_tres_per_node, job, x->over[POL_O_PER_NODE])))
         return policy_tres_reason(false, POL_PER_NODE, t);
     *never = false;
     return NULL;
@@ -358,12 +359,12 @@ static const char *policy_assoc_tres(const policy_ctx_t *x, bool *never)
     for (int depth = 0; a && depth < 256; a = a->parent, depth++) {
         const ctld_policy_use_t *u = policy_assoc_use(in, a);
         const char *t;
-        if ((t = policy_mins_over(&a->grp_tres_mins, u, &x->job_mins, &x->over[POL_O_GRP_MINS],
+        if ((t = policy_mins_over(&a->grp_tres_mins, u, &x->job_mins, x->over[POL_O_GRP_MINS],
                                   in->safe)))
             return policy_mins_reason(false, POL_GRP_MINS, t);
-        if ((t = policy_tres_over(&a->grp_tres, policy_tres(u), in->job, &x->over[POL_O_GRP])))
+        if ((t = policy_tres_over(&a->grp_tres, policy_tres(u), in->job, x->over[POL_O_GRP])))
             return policy_tres_reason(false, POL_GRP, t);
-        t = policy_run_mins_over(&a->grp_tres_run_mins, u, &x->job_mins, &x->over[POL_O_RUN_MINS]);
+        t = policy_run_mins_over(&a->grp_tres_run_mins, u, &x->job_mins, x->over[POL_O_RUN_MINS]);
         if (t)
             return policy_mins_reason(false, POL_RUN_MINS, t);
         if (depth == 0 && (t = policy_assoc_max(x, a, never)))
@@ -411,9 +412,14 @@ static void policy_ctx_init(policy_ctx_t *x, const ctld_policy_in_t *in)
         offsetof(ctld_qos_t, grp_tres),          offsetof(ctld_qos_t, max_tres),
         offsetof(ctld_qos_t, max_tres_per_node), offsetof(ctld_qos_t, grp_tres_mins),
         offsetof(ctld_qos_t, grp_tres_run_mins), offsetof(ctld_qos_t, max_tres_mins)};
-    for (size_t k = 0; k < sizeof(offs) / sizeof(offs[0]); k++)
-        policy_union_q(x->nq > 0 ? x->qs[0].q : NULL, x->nq > 1 ? x->qs[1].q : NULL, offs[k],
-                       &x->over[k]);
+    static const ctld_tres_t none;
+    for (size_t k = 0; k < sizeof(offs) / sizeof(offs[0]); k++) {
+        x->over[k] = x->nq ? policy_o(x->qs[0].q, offs[k]) : &none;
+        if (x->nq == 2) {
+            policy_union_q(x->qs[0].q, x->qs[1].q, offs[k], &x->over_buf[k]);
+            x->over[k] = &x->over_buf[k];
+        }
+    }
 }
 
 const char *ctld_policy_check(const ctld_policy_in_t *in, bool *never)
@@ -749,9 +755,9 @@ static int64_t policy_task_count(const ctld_job_t *job)
 typedef struct policy_submit {
     const ctld_job_t *job; /* the submission */
     const ctld_assoc_t *a;
-    const ctld_qos_t *q;
+    const ctld_qos_t *qs[2];      /* the QOS pair, as policy_qos_pair orders them */
     const ctld_assoc_t **by_part; /* the submitter's association in each partition */
-    int64_t assoc, qos, qos_user, qos_acct, grp[POLICY_GRP_MAX];
+    int64_t assoc, qos[2], qos_user[2], qos_acct[2], grp[POLICY_GRP_MAX];
     const ctld_assoc_t *grp_assoc[POLICY_GRP_MAX];
     size_t ngrp;
 } policy_submit_t;
@@ -761,15 +767,24 @@ static bool policy_same(const char *x, const char *y)
     return x && y && strcmp(x, y) == 0;
 }
 
+/* Does a job count in q: its own QOS or its partition's? */
+static bool policy_in_qos(const ctld_job_t *job, const ctld_qos_t *q)
+{
+    const char *pq = job->part ? job->part->cfg->qos : NULL;
+    return (job->qos && strcasecmp(job->qos, q->name) == 0) || (pq && strcasecmp(pq, q->name) == 0);
+}
+
 static void policy_count_one(const ctld_assoc_tree_t *t, policy_submit_t *n, const ctld_job_t *job)
 {
     int64_t k = policy_task_count(job);
     bool user = policy_same(job->user, n->job->user);
     bool acct = policy_same(job->account, n->job->account);
-    if (n->q && job->qos && strcasecmp(job->qos, n->q->name) == 0) {
-        n->qos += k;
-        n->qos_user += user ? k : 0;
-        n->qos_acct += acct ? k : 0;
+    for (size_t i = 0; i < 2; i++) {
+        if (!n->qs[i] || !policy_in_qos(job, n->qs[i]))
+            continue;
+        n->qos[i] += k;
+        n->qos_user[i] += user ? k : 0;
+        n->qos_acct[i] += acct ? k : 0;
     }
     if (user && acct && job->part && n->by_part[job->part->idx] == n->a)
         n->assoc += k;
@@ -781,6 +796,15 @@ static void policy_count_one(const ctld_assoc_tree_t *t, policy_submit_t *n, con
             n->grp[g] += ja == n->grp_assoc[g] ? k : 0;
 }
 
+/* No QOS of the submission sets GrpSubmitJobs (or, max_submit, MaxSubmitJobsPerUser). */
+static bool policy_submit_open(const policy_submit_t *n, bool max_submit)
+{
+    for (size_t i = 0; i < 2; i++)
+        if (n->qs[i] && (max_submit ? n->qs[i]->max_submit_pu : n->qs[i]->grp_submit_jobs) >= 0)
+            return false;
+    return true;
+}
+
 static void policy_count_submits(const ctld_t *c, policy_submit_t *n)
 {
     const ctld_assoc_tree_t *t = ctld_assoc_tree(c);
@@ -788,7 +812,7 @@ static void policy_count_submits(const ctld_t *c, policy_submit_t *n)
     for (size_t i = 0; i < c->nparts; i++)
         n->by_part[i] = ctld_assoc_find(t, n->job->user, n->job->account, c->parts[i].cfg->name);
     for (const ctld_assoc_t *a = n->a; a && n->ngrp < POLICY_GRP_MAX; a = a->parent)
-        if (a->grp_submit_jobs >= 0 && (!n->q || n->q->grp_submit_jobs < 0))
+        if (a->grp_submit_jobs >= 0 && policy_submit_open(n, false))
             n->grp_assoc[n->ngrp++] = a;
     const ctld_vec_t *lists[] = {&c->jobs_pending, &c->jobs_running};
     for (size_t l = 0; l < 2; l++)
@@ -817,16 +841,31 @@ static int64_t policy_new_jobs(const ctld_t *c, const ctld_job_t *job)
     return n > 0 ? n : 1;
 }
 
+/* One QOS's submit limits; o: the QOS before it, whose limits win. */
+static const char *policy_submit_qos(const policy_submit_t *n, size_t i, int64_t add)
+{
+    const ctld_qos_t *q = n->qs[i], *o = i ? n->qs[0] : NULL;
+    if (!q)
+        return NULL;
+    if (q->grp_submit_jobs >= 0 && POLICY_OPEN(o, grp_submit_jobs) &&
+        n->qos[i] + add > q->grp_submit_jobs)
+        return "QOSGrpSubmitJobsLimit";
+    if (q->max_submit_pu >= 0 && POLICY_OPEN(o, max_submit_pu) &&
+        n->qos_user[i] + add > q->max_submit_pu)
+        return "QOSMaxSubmitJobPerUserLimit";
+    if (q->max_submit_pa >= 0 && POLICY_OPEN(o, max_submit_pa) &&
+        n->qos_acct[i] + add > q->max_submit_pa)
+        return "MaxSubmitJobsPerAccount";
+    return NULL;
+}
+
 static const char *policy_submit_over(const policy_submit_t *n, int64_t add)
 {
-    const ctld_qos_t *q = n->q;
-    if (q && q->grp_submit_jobs >= 0 && n->qos + add > q->grp_submit_jobs)
-        return "QOSGrpSubmitJobsLimit";
-    if (q && q->max_submit_pu >= 0 && n->qos_user + add > q->max_submit_pu)
-        return "QOSMaxSubmitJobPerUserLimit";
-    if (q && q->max_submit_pa >= 0 && n->qos_acct + add > q->max_submit_pa)
-        return "MaxSubmitJobsPerAccount";
-    if (n->a->max_submit_jobs >= 0 && (!q || q->max_submit_pu < 0) &&
+    const char *why = policy_submit_qos(n, 0, add);
+    why = why ? why : policy_submit_qos(n, 1, add);
+    if (why)
+        return why;
+    if (n->a->max_submit_jobs >= 0 && policy_submit_open(n, true) &&
         n->assoc + add > n->a->max_submit_jobs)
         return "AssocMaxSubmitJobLimit";
     for (size_t g = 0; g < n->ngrp; g++)
@@ -923,8 +962,7 @@ static const char *policy_strict_check(const ctld_assoc_tree_t *t, ctld_job_t *j
     return why;
 }
 
-static int policy_limits(ctld_t *c, ctld_job_t *job, const ctld_assoc_t *a, const ctld_qos_t *q,
-                         loom_err_t *err)
+static int policy_limits(ctld_t *c, ctld_job_t *job, const ctld_assoc_t *a, loom_err_t *err)
 {
     const ctld_assoc_tree_t *t = ctld_assoc_tree(c);
     const ctld_qos_t *qs[2];
@@ -936,7 +974,7 @@ static int policy_limits(ctld_t *c, ctld_job_t *job, const ctld_assoc_t *a, cons
     policy_default_time(job, a, qs, strict);
     const char *why = NULL;
     if (t->submit_limits) {
-        policy_submit_t n = {.job = job, .a = a, .q = q};
+        policy_submit_t n = {.job = job, .a = a, .qs = {qs[0], qs[1]}};
         policy_count_submits(c, &n);
         why = policy_submit_over(&n, policy_new_jobs(c, job));
     }
@@ -971,7 +1009,7 @@ int ctld_policy_submit(ctld_t *c, ctld_job_t *job, loom_err_t *err)
     char *name = loom_xstrdup(q ? q->name : qname);
     free(job->qos);
     job->qos = name;
-    return (enf & LOOM_ENFORCE_LIMITS) ? policy_limits(c, job, a, q, err) : 0;
+    return (enf & LOOM_ENFORCE_LIMITS) ? policy_limits(c, job, a, err) : 0;
 }
 
 int ctld_policy_update(ctld_t *c, const ctld_job_t *job, bool admin, loom_err_t *err)

@@ -125,11 +125,12 @@ def test_grp_wall_safe(acct):
 
 def test_partition_qos(acct):
     """The partition's QOS (slurm.conf QOS=) applies to every job in the
-    partition before the job's own QOS, unless that one has OverPartQOS."""
+    partition before the job's own QOS, unless that one has OverPartQOS;
+    its submit limits count the partition's jobs."""
     part = ["PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP QOS=pq"]
     a = acct(partitions=part)
     a.mgr("add", "account", "phys")
-    a.mgr("add", "qos", "pq", "maxwall=10")
+    a.mgr("add", "qos", "pq", "maxwall=10", "maxsubmitjobsperuser=3")
     a.mgr("add", "qos", "loose", "maxwall=60")
     a.mgr("add", "qos", "boss", "maxwall=60", "flags=OverPartQOS")
     a.add_user("phys", "qos=normal,loose,boss")
@@ -142,3 +143,7 @@ def test_partition_qos(acct):
                  "the partition QOS's MaxWall first")
     boss = submit(a, "--qos=boss", "-t", "20", "--wrap=sleep 300")
     a.c.wait_job(boss, "RUNNING")
+    # Its submit limits count every job of the partition, whatever their own QOS.
+    p = a.sbatch("--qos=loose", "-t", "5", "--wrap=true")
+    assert p.returncode == 1
+    assert p.stderr == "sbatch: error: QOSMaxSubmitJobPerUserLimit\n" + POLICY_ERR
