@@ -533,8 +533,9 @@ void loom_sacct_json_print(json_t *jobs, loom_sbuf_t *out)
                               json_pack("{s:s, s:i, s:s, s:s}", "description", "Nothing found",
                                         "error_number", 9003, "error", "Nothing found with query",
                                         "source", "slurmdb_jobs_get"));
-    json_t *doc =
-        json_pack("{s:o, s:o, s:o}", "meta", sacct_json_meta(), "errors", errors, "jobs", jobs);
+    /* 22.05's document, plus the "warnings" list CLI_SPEC §11 asks of every envelope */
+    json_t *doc = json_pack("{s:o, s:o, s:[], s:o}", "meta", sacct_json_meta(), "errors", errors,
+                            "warnings", "jobs", jobs);
     loom_sacct_json_dump(doc, 0, out);
     json_decref(doc);
 }
