@@ -76,12 +76,12 @@ static json_t *acct_step_rec(const ctld_job_t *job, const ctld_step_t *s, const 
     char id[16], tres[96];
     snprintf(id, sizeof(id), "%u", (unsigned)s->id);
     acct_step_tres(ncpus, acct_step_mem(job, s), s->nnodes, tres, sizeof(tres));
-    return json_pack("{s:I, s:I, s:s, s:s, s:s, s:i, s:I, s:I, s:s, s:I, s:I, s:s}", "job_id",
+    return json_pack("{s:I, s:I, s:s, s:s, s:s, s:i, s:I, s:I, s:s, s:I, s:I, s:I, s:s}", "job_id",
                      (json_int_t)job->id, "submit_time", (json_int_t)job->submit_time, "step_id",
                      id, "name", s->name ? s->name : "", "state", state, "exit_code", code,
                      "start_time", (json_int_t)s->start_time, "end_time", (json_int_t)end, "nodes",
-                     s->nodes ? s->nodes : "", "ntasks", (json_int_t)s->ntasks, "ncpus",
-                     (json_int_t)ncpus, "tres_alloc", tres);
+                     s->nodes ? s->nodes : "", "nnodes", (json_int_t)s->nnodes, "ntasks",
+                     (json_int_t)s->ntasks, "ncpus", (json_int_t)ncpus, "tres_alloc", tres);
 }
 
 /* The batch step of a finished batch job: its state follows the job's end. */
@@ -96,12 +96,12 @@ static json_t *acct_batch_rec(const ctld_job_t *job)
     uint32_t ncpus = job->alloc.nnodes ? job->alloc.nodes[0].ncpus : 1;
     char tres[96];
     acct_step_tres(ncpus, job->alloc.nnodes ? job->alloc.nodes[0].mem : 0, 1, tres, sizeof(tres));
-    return json_pack("{s:I, s:I, s:s, s:s, s:s, s:i, s:I, s:I, s:s, s:i, s:I, s:s}", "job_id",
+    return json_pack("{s:I, s:I, s:s, s:s, s:s, s:i, s:I, s:I, s:s, s:i, s:i, s:I, s:s}", "job_id",
                      (json_int_t)job->id, "submit_time", (json_int_t)job->submit_time, "step_id",
                      "batch", "name", "batch", "state", state, "exit_code", job->exit_code,
                      "start_time", (json_int_t)job->start_time, "end_time",
-                     (json_int_t)job->end_time, "nodes", job->batch_host, "ntasks", 1, "ncpus",
-                     (json_int_t)ncpus, "tres_alloc", tres);
+                     (json_int_t)job->end_time, "nodes", job->batch_host, "nnodes", 1, "ntasks", 1,
+                     "ncpus", (json_int_t)ncpus, "tres_alloc", tres);
 }
 
 static void acct_put(ctld_t *c, const char *kind, json_t *rec)

@@ -35,5 +35,15 @@ def test_tres_in_sacct_order_and_step_memory(make_cluster):
             return len(rows) >= 3 and all(v[2] == "COMPLETED" for v in rows.values())
         c.wait_for(done, "job %s and its steps COMPLETED in sacct" % jid, timeout=60)
         assert {k: v[:2] for k, v in rows.items()} == want
+        # NNodes of a two-node job, its batch step (one node) and its two-node step
+        two = c.run("sbatch", "--parsable", "-N2", "-n2", "--wrap", "srun -N2 -n2 true",
+                    check=True).stdout.strip()
+
+        def nnodes():
+            p = c.run("sacct", "-n", "-P", "-j", two, "-o", "JobID,NNodes,State")
+            got = [r.split("|") for r in p.stdout.split()]
+            return got if len(got) >= 3 and all(r[2] == "COMPLETED" for r in got) else None
+        c.wait_for(nnodes, "job %s and its steps COMPLETED in sacct" % two, timeout=60)
+        assert {r[0]: r[1] for r in nnodes()} == {two: "2", two + ".batch": "1", two + ".0": "2"}
     finally:
         a.stop()
