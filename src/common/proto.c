@@ -68,6 +68,7 @@ static const loom_msg_type_t proto_types[] = {
     {"dbd.qos.list", LOOM_ROLE_USER, 1},
     {"dbd.assoc.modify", LOOM_ROLE_USER, 1},
     {"dbd.assoc.list", LOOM_ROLE_USER, 1},
+    {"dbd.assoc.wait", LOOM_ROLE_NODE, 1},
 };
 
 #define PROTO_NTYPES (sizeof(proto_types) / sizeof(proto_types[0]))

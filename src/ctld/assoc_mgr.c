@@ -459,8 +459,10 @@ bool ctld_assoc_qos_allowed(const ctld_assoc_t *a, const char *qos)
 /* ---- the manager: polling loomdbd, the cache ------------------------------------------ */
 
 #define ASSOC_RPC_TIMEOUT_MS 5000
+#define ASSOC_WAIT_MS        1000 /* one wait; short, so that a stop is never held up */
 
 typedef struct assoc_poll assoc_poll_t;
+typedef struct assoc_wait assoc_wait_t;
 
 struct ctld_assoc_mgr {
     ctld_t *c;
@@ -470,7 +472,10 @@ struct ctld_assoc_mgr {
     uint64_t generation;
     uv_timer_t timer;
     bool timer_on, stopped, down;
-    assoc_poll_t *poll; /* in flight */
+    assoc_poll_t *poll;   /* in flight */
+    assoc_wait_t *wait;   /* dbd.assoc.wait in flight */
+    bool again;           /* loomdbd changed during a poll: poll once more after it */
+    loom_rpc_t *wait_rpc; /* the wait's connection: only the wait's worker, or free */
     /* Where loomdbd is (copied from the configuration). */
     char *state_dir, *conf_dir, *host, *cluster, *cache_path;
     int port;
@@ -485,6 +490,17 @@ struct assoc_poll {
     char *text;              /* new text when it differs */
     ctld_assoc_tree_t *tree; /* built from it */
     const loom_key_t *key;   /* immutable, borrowed */
+    int rc;
+    loom_err_t err;
+};
+
+/* One dbd.assoc.wait (at most ASSOC_WAIT_MS) on the thread pool. */
+struct assoc_wait {
+    uv_work_t req;
+    ctld_assoc_mgr_t *m;
+    char *if_gen;
+    const loom_key_t *key;
+    bool changed;
     int rc;
     loom_err_t err;
 };
@@ -673,6 +689,78 @@ static void assoc_install(ctld_assoc_mgr_t *m, ctld_assoc_tree_t *tree, char *te
               tree->nusers, tree->nqos, (unsigned long long)m->generation);
 }
 
+/* ---- dbd.assoc.wait: loomdbd says at once when something changed ---------------- */
+
+static void assoc_wait_start(ctld_assoc_mgr_t *m);
+
+static void assoc_wait_work(uv_work_t *req)
+{
+    assoc_wait_t *w = req->data;
+    ctld_assoc_mgr_t *m = w->m;
+    if (!m->wait_rpc) {
+        loom_sbuf_t addr = LOOM_SBUF_INIT;
+        bool tcp = false;
+        assoc_address(m, &addr, &tcp);
+        m->wait_rpc = loom_rpc_connect(loom_sbuf_str(&addr), w->key, ASSOC_RPC_TIMEOUT_MS, &w->err);
+        loom_sbuf_free(&addr);
+        if (!m->wait_rpc) {
+            w->rc = -LOOM_ECONNECT;
+            return;
+        }
+        loom_rpc_set_sender(m->wait_rpc, "ctld");
+    }
+    json_t *rq = loom_msg_new("dbd.assoc.wait", 0), *rep = NULL;
+    json_object_set_new(rq, "if_gen", json_string(w->if_gen));
+    json_object_set_new(rq, "timeout_ms", json_integer(ASSOC_WAIT_MS));
+    w->rc = loom_rpc_call(m->wait_rpc, rq, &rep, &w->err);
+    json_decref(rq);
+    if (w->rc == 0) {
+        const char *msg = NULL;
+        w->rc = loom_msg_rc(rep, &msg);
+        w->changed = json_is_true(json_object_get(rep, "changed"));
+    }
+    json_decref(rep);
+    if (w->rc < 0) { /* the next successful poll starts again, on a new connection */
+        loom_rpc_close(m->wait_rpc);
+        m->wait_rpc = NULL;
+    }
+}
+
+static void assoc_wait_done(uv_work_t *req, int status)
+{
+    assoc_wait_t *w = req->data;
+    ctld_assoc_mgr_t *m = w->m;
+    m->wait = NULL;
+    if (!m->stopped && status == 0 && w->rc == 0) {
+        if (!w->changed)
+            assoc_wait_start(m);
+        else if (m->poll)
+            m->again = true;
+        else
+            ctld_assoc_refresh(m->c);
+    }
+    free(w->if_gen);
+    free(w);
+}
+
+/* Keep one wait open on the generation in use (after a successful poll). */
+static void assoc_wait_start(ctld_assoc_mgr_t *m)
+{
+    if (m->wait || m->poll || m->stopped || !m->gen)
+        return;
+    assoc_wait_t *w = loom_xcalloc(1, sizeof(*w));
+    w->m = m;
+    w->key = m->c->key;
+    w->if_gen = loom_xstrdup(m->gen);
+    w->req.data = w;
+    m->wait = w;
+    if (uv_queue_work(m->c->loop, &w->req, assoc_wait_work, assoc_wait_done) != 0) {
+        m->wait = NULL;
+        free(w->if_gen);
+        free(w);
+    }
+}
+
 static void assoc_poll_done(uv_work_t *req, int status)
 {
     assoc_poll_t *p = req->data;
@@ -700,7 +788,14 @@ static void assoc_poll_done(uv_work_t *req, int status)
     ctld_assoc_tree_free(p->tree);
     free(p->text);
     free(p->prev);
+    bool ok = p->rc == 0;
     free(p);
+    if (m->again && !m->stopped) {
+        m->again = false;
+        ctld_assoc_refresh(m->c);
+    } else if (ok) {
+        assoc_wait_start(m);
+    }
 }
 
 void ctld_assoc_refresh(ctld_t *c)
@@ -792,6 +887,7 @@ void ctld_assoc_free(ctld_t *c)
     ctld_assoc_mgr_t *m = c->assoc;
     if (!m)
         return;
+    loom_rpc_close(m->wait_rpc);
     ctld_assoc_tree_free(m->tree);
     free(m->text);
     free(m->gen);

@@ -10,7 +10,12 @@
  * poll, found as the commands find loomdbd: the socket in
  * StateSaveLocation, else beside slurmdbd.conf's SQLite StorageLoc, else
  * TCP AccountingStorageHost:AccountingStoragePort signed with the cluster
- * key). A reply that differs from the tree in use replaces it, bumps the
+ * key). Between polls one dbd.assoc.wait is kept open on another
+ * connection (1 s each, signed with the key): when loomdbd says the
+ * generation changed the lists are read again at once (loomdbd holds
+ * sacctmgr's reply until then), so changes take effect without waiting for
+ * the poll, which stays as the fallback.
+ * A reply that differs from the tree in use replaces it, bumps the
  * generation and is written to <StateSaveLocation>/assoc_cache.json
  * (write, fsync, rename); at start the cache is read first, so limits keep
  * being enforced while loomdbd is down or before it answers (Slurm's

@@ -36,6 +36,8 @@
 
 typedef struct dbd_conn dbd_conn_t;
 typedef struct dbd_job dbd_job_t;
+typedef struct dbd_wait dbd_wait_t;
+typedef struct dbd_held dbd_held_t;
 
 typedef struct dbd_peer {
     loom_role_t role;
@@ -70,6 +72,15 @@ typedef struct dbd {
      * replies carry "<acct_epoch>.<acct_gen>" (messages.md §6.2). */
     int64_t acct_epoch;
     uint64_t acct_gen;
+    /* Loop side (loomdbd_server.c): the generation as of the last finished
+     * request, controllers parked in dbd.assoc.wait, and change replies held
+     * until every waiting controller has read past them (messages.md §6.2). */
+    uint64_t loop_gen;
+    char loop_gen_str[48];
+    dbd_wait_t *waits;
+    dbd_held_t *held;
+    uv_timer_t wait_timer;
+    bool wait_timer_on;
 } dbd_t;
 
 /* What a request handler does on the worker thread: fill out (the reply's

@@ -36,7 +36,27 @@ struct dbd_conn {
     loom_frame_reader_t *reader;
     dbd_peer_t peer;
     bool is_tcp, closing;
+    bool waiter;    /* a controller: it has sent dbd.assoc.wait */
+    uint64_t acked; /* the generation it last waited on, as current */
     int refs;
+};
+
+/* A controller parked in dbd.assoc.wait until the generation changes. */
+struct dbd_wait {
+    dbd_conn_t *conn; /* a reference */
+    json_t *req;
+    bool signed_req;
+    uint64_t deadline; /* uv_now() ms */
+    dbd_wait_t *next;
+};
+
+/* A change's reply, sent once the controllers have the change. */
+struct dbd_held {
+    dbd_conn_t *conn; /* a reference */
+    json_t *reply;
+    bool signed_req;
+    uint64_t gen, deadline;
+    dbd_held_t *next;
 };
 
 struct dbd_job {
@@ -51,6 +71,8 @@ struct dbd_job {
 };
 
 static void server_start_next(dbd_t *d);
+static void server_send(dbd_conn_t *c, const json_t *msg, bool sign);
+static void server_release_held(dbd_t *d, bool all);
 
 static void server_conn_unref(dbd_conn_t *c)
 {
@@ -77,6 +99,8 @@ static void server_close(dbd_conn_t *c)
         }
     }
     uv_close(&c->h.handle, server_on_closed);
+    if (c->waiter && c->d->held)
+        server_release_held(c->d, false);
 }
 
 typedef struct {
@@ -115,6 +139,149 @@ static void server_send(dbd_conn_t *c, const json_t *msg, bool sign)
     }
 }
 
+/* ---- dbd.assoc.wait: controllers told at once of changes (messages.md §6.2) ---- */
+
+#define WAIT_DEFAULT_MS 1000
+#define WAIT_MAX_MS     30000
+#define HELD_MAX_MS     3000 /* a change's reply waits at most this for the controllers */
+#define WAIT_TICK_MS    100
+
+static void server_gen_str(dbd_t *d)
+{
+    snprintf(d->loop_gen_str, sizeof(d->loop_gen_str), "%lld.%llu", (long long)d->acct_epoch,
+             (unsigned long long)d->loop_gen);
+}
+
+static void server_wait_reply(dbd_t *d, dbd_wait_t *w, bool changed)
+{
+    json_t *reply = loom_msg_reply(w->req, 0, NULL);
+    if (reply) {
+        json_object_set_new(reply, "gen", json_string(d->loop_gen_str));
+        json_object_set_new(reply, "changed", json_boolean(changed));
+    }
+    server_send(w->conn, reply, w->signed_req);
+    json_decref(reply);
+    json_decref(w->req);
+    server_conn_unref(w->conn);
+    free(w);
+}
+
+/* Has every open controller connection waited on generation gen or later? */
+static bool server_all_acked(const dbd_t *d, uint64_t gen)
+{
+    for (const dbd_conn_t *c = d->conns; c; c = c->next)
+        if (c->waiter && !c->closing && c->acked < gen)
+            return false;
+    return true;
+}
+
+/* Send the held replies the controllers have caught up with (all: every one). */
+static void server_release_held(dbd_t *d, bool all)
+{
+    uint64_t now = uv_now(d->loop);
+    for (dbd_held_t **p = &d->held; *p;) {
+        dbd_held_t *h = *p;
+        if (!all && now < h->deadline && !server_all_acked(d, h->gen)) {
+            p = &h->next;
+            continue;
+        }
+        *p = h->next;
+        server_send(h->conn, h->reply, h->signed_req);
+        json_decref(h->reply);
+        server_conn_unref(h->conn);
+        free(h);
+    }
+}
+
+static void server_wait_tick(uv_timer_t *t)
+{
+    dbd_t *d = t->data;
+    uint64_t now = uv_now(d->loop);
+    for (dbd_wait_t **p = &d->waits; *p;) {
+        dbd_wait_t *w = *p;
+        if (now < w->deadline && !w->conn->closing) {
+            p = &w->next;
+            continue;
+        }
+        *p = w->next;
+        server_wait_reply(d, w, false);
+    }
+    server_release_held(d, false);
+    if (!d->waits && !d->held) {
+        uv_timer_stop(&d->wait_timer);
+    }
+}
+
+static void server_wait_timer_on(dbd_t *d)
+{
+    if (!d->wait_timer_on) {
+        uv_timer_init(d->loop, &d->wait_timer);
+        d->wait_timer.data = d;
+        d->wait_timer_on = true;
+    }
+    if (!uv_is_active((uv_handle_t *)&d->wait_timer))
+        uv_timer_start(&d->wait_timer, server_wait_tick, WAIT_TICK_MS, WAIT_TICK_MS);
+}
+
+/* dbd.assoc.wait: answer at once when if_gen is not the current generation,
+ * else park until it changes or timeout_ms passes. Waiting on the current
+ * generation also says this controller has every change up to it.
+ * Security: node role (the registry): controllers only. */
+static void server_assoc_wait(dbd_conn_t *c, const json_t *msg, bool authed)
+{
+    dbd_t *d = c->d;
+    const char *if_gen = json_string_value(json_object_get(msg, "if_gen"));
+    json_int_t ms = json_integer_value(json_object_get(msg, "timeout_ms"));
+    dbd_wait_t *w = loom_xcalloc(1, sizeof(*w));
+    w->conn = c;
+    c->refs++;
+    if (!c->waiter)
+        loom_info("a controller (%s) waits for accounting changes",
+                  c->peer.addr[0] ? c->peer.addr : "Unix socket");
+    c->waiter = true;
+    w->req = json_incref((json_t *)msg);
+    w->signed_req = authed;
+    if (!if_gen || strcmp(if_gen, d->loop_gen_str) != 0) {
+        server_wait_reply(d, w, true);
+        return;
+    }
+    c->acked = d->loop_gen;
+    server_release_held(d, false);
+    w->deadline = uv_now(d->loop) + (uint64_t)(ms > 0 && ms <= WAIT_MAX_MS ? ms : WAIT_DEFAULT_MS);
+    w->next = d->waits;
+    d->waits = w;
+    server_wait_timer_on(d);
+}
+
+/* A request changed the generation: wake the parked controllers, and hold a
+ * change's reply until they have read the change (at most HELD_MAX_MS), so
+ * that what the caller does next already meets the new limits. */
+static void server_gen_changed(dbd_t *d, dbd_job_t *j)
+{
+    d->loop_gen = d->acct_gen;
+    server_gen_str(d);
+    while (d->waits) {
+        dbd_wait_t *w = d->waits;
+        d->waits = w->next;
+        server_wait_reply(d, w, true);
+    }
+    bool change = j->h->op == 'a' || j->h->op == 'm' || j->h->op == 'd';
+    if (!change || !j->reply || server_all_acked(d, d->loop_gen)) {
+        server_send(j->conn, j->reply, j->signed_req);
+        return;
+    }
+    dbd_held_t *h = loom_xcalloc(1, sizeof(*h));
+    h->conn = j->conn;
+    j->conn->refs++;
+    h->reply = json_incref(j->reply);
+    h->signed_req = j->signed_req;
+    h->gen = d->loop_gen;
+    h->deadline = uv_now(d->loop) + HELD_MAX_MS;
+    h->next = d->held;
+    d->held = h;
+    server_wait_timer_on(d);
+}
+
 /* ---- the work queue ----------------------------------------------------------- */
 
 static void server_work(uv_work_t *w)
@@ -138,7 +305,10 @@ static void server_after_work(uv_work_t *w, int status)
 {
     dbd_job_t *j = w->data;
     dbd_t *d = j->d;
-    server_send(j->conn, j->reply, j->signed_req);
+    if (d->acct_gen != d->loop_gen)
+        server_gen_changed(d, j);
+    else
+        server_send(j->conn, j->reply, j->signed_req);
     server_conn_unref(j->conn);
     json_decref(j->req);
     json_decref(j->reply);
@@ -203,12 +373,17 @@ static void server_dispatch(dbd_conn_t *c, json_t *msg, bool authed)
     loom_role_t role = authed ? LOOM_ROLE_NODE : c->peer.role;
     int rc = loom_msg_check(msg, &t, NULL, &err);
     const dbd_handler_t *h = rc == 0 ? dbd_handler_find(t->name) : NULL;
-    bool inline_type = t && (!strcmp(t->name, "ping") || !strcmp(t->name, "shutdown"));
+    bool inline_type = t && (!strcmp(t->name, "ping") || !strcmp(t->name, "shutdown") ||
+                             !strcmp(t->name, "dbd.assoc.wait"));
     if (rc == 0 && !h && !inline_type)
         rc = loom_errf(&err, -LOOM_EMSG_TYPE, "loomdbd does not handle '%s'", t->name);
     if (rc == 0 && !loom_role_permits(t->role, role))
         rc = loom_errf(&err, -LOOM_EPERM, "'%s' needs the %s role", t->name,
                        loom_role_name(t->role));
+    if (rc == 0 && strcmp(t->name, "dbd.assoc.wait") == 0) {
+        server_assoc_wait(c, msg, authed);
+        return;
+    }
     if (rc < 0 || inline_type) {
         server_reply_now(c, msg, rc, err.msg, authed);
         if (rc == 0 && strcmp(t->name, "shutdown") == 0) {
@@ -360,6 +535,13 @@ static int server_listen_tcp(dbd_t *d, loom_err_t *err)
 
 int dbd_server_start(dbd_t *d, loom_err_t *err)
 {
+    if (!d->acct_epoch) { /* before any request: the worker reads it too */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        d->acct_epoch = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    }
+    d->loop_gen = d->acct_gen;
+    server_gen_str(d);
     int rc = server_listen_unix(d, err);
     if (rc == 0 && d->tcp_port > 0)
         rc = server_listen_tcp(d, err);
@@ -377,6 +559,16 @@ void dbd_server_stop(dbd_t *d)
     if (d->tcp_on)
         uv_close((uv_handle_t *)&d->tcp_srv, NULL);
     unlink(d->sock_path);
+    server_release_held(d, true);
+    while (d->waits) {
+        dbd_wait_t *w = d->waits;
+        d->waits = w->next;
+        json_decref(w->req);
+        server_conn_unref(w->conn);
+        free(w);
+    }
+    if (d->wait_timer_on)
+        uv_close((uv_handle_t *)&d->wait_timer, NULL);
     while (d->conns)
         server_close(d->conns);
     uv_close((uv_handle_t *)&d->sigterm, NULL);

@@ -85,3 +85,32 @@ def test_unknown_cluster_added_on_registration(acct):
     out = a.c.run("sacctmgr", "-n", "-P", "show", "assoc", "cluster=other",
                   "format=cluster,account,user").stdout
     assert out == "other|root|\nother|root|root\n"
+
+
+def test_changes_take_effect_at_once(acct):
+    """loomdbd wakes the controller's dbd.assoc.wait and holds sacctmgr's reply
+    until the controller has read the change: no sleep, no 3 s poll."""
+    a = acct()
+    a.mgr("add", "account", "phys")
+    a.add_user("phys")
+    a.c.start()
+    a.wait_loaded()
+    # The controller parks its first wait once its first poll is done.
+    a.c.wait_for(lambda: "waits for accounting changes" in
+                 (a.c.logdir / "loomdbd.log").read_text(), "the controller's wait", timeout=40)
+    for limit in (1, 2):
+        gen = a.generation()
+        t0 = time.monotonic()
+        a.mgr("modify", "qos", "normal", "set", "MaxJobsPerUser=%d" % limit)
+        took = time.monotonic() - t0
+        assert a.generation() > gen, "sacctmgr returned before the controller had the change"
+        assert took < 2.5, took
+        ids = [int(a.sbatch("-n1", "--wrap=sleep 300").stdout) for _ in range(limit + 1)]
+        a.c.wait_for(lambda: a.reason(ids[-1]) == "QOSMaxJobsPerUserLimit",
+                     "QOSMaxJobsPerUserLimit")
+        for j in ids[:-1]:
+            a.c.wait_job(j, "RUNNING")
+        assert a.c.job(ids[-1])["state"][0] == "PENDING"
+        a.c.run("scancel", *[str(j) for j in ids], check=True)
+        for j in ids:
+            a.c.wait_for(lambda j=j: a.c.job(j)["state"][0] != "RUNNING", "job %d ended" % j)
