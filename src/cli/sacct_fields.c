@@ -20,7 +20,10 @@ static const json_t *sf_src(const sacct_row_t *r)
 static void sf_jobid(const sacct_row_t *r, loom_sbuf_t *out, bool raw)
 {
     const json_t *j = r->job;
-    if (!raw && loom_jhas(j, "array_task_id"))
+    const char *rest = loom_js(j, "array_task_str");
+    if (!raw && rest && *rest) /* a pending array's meta record: "12_[3-9%2]" */
+        loom_sbuf_addf(out, "%" PRId64 "_[%s]", loom_ji(j, "array_job_id", 0), rest);
+    else if (!raw && loom_jhas(j, "array_task_id"))
         loom_sbuf_addf(out, "%" PRId64 "_%" PRId64, loom_ji(j, "array_job_id", 0),
                        loom_ji(j, "array_task_id", 0));
     else

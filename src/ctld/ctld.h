@@ -130,6 +130,9 @@ typedef struct ctld_job {
     uint32_t array_job_id, array_task_id;
     uint32_t array_throttle; /* the whole array's %N (0: none) */
     struct loom_rangeset *array_pending;
+    /* The meta record came down to one index without a split (submitted with
+     * one, or the others cancelled): shown folded ("12_[3]") until it runs. */
+    bool array_folded;
     struct ctld_array *array; /* the array's shared bookkeeping (not journaled) */
     /* The allocation while RUNNING (and while COMPLETING). */
     loom_sched_alloc_t alloc;

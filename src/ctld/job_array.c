@@ -244,7 +244,8 @@ static void array_set_minus(loom_rangeset_t *rs, uint32_t lo, uint32_t hi)
     *rs = out;
 }
 
-/* Give job the pending set rs (taken over): one index makes it that task. */
+/* Give job the pending set rs (taken over): one index makes it that task,
+ * still shown folded as Slurm shows an array's meta record until a split. */
 static void array_set_tasks(ctld_job_t *job, loom_rangeset_t *rs)
 {
     if (job->array && job->array_task_id != CTLD_NO_TASK &&
@@ -255,9 +256,11 @@ static void array_set_tasks(ctld_job_t *job, loom_rangeset_t *rs)
         free(job->array_pending);
         job->array_pending = NULL;
     }
+    job->array_folded = false;
     if (loom_rangeset_count(rs) == 1) {
         loom_rangeset_first(rs, &job->array_task_id);
         loom_rangeset_free(rs);
+        job->array_folded = true; /* a split clears it (ctld_array_apply_split) */
         if (job->array)
             array_map_put(&job->array->tasks, job->array_task_id, job);
         return;
@@ -348,6 +351,7 @@ int ctld_array_apply_split(ctld_t *c, const json_t *ev, loom_err_t *err)
     loom_rangeset_copy(&rest, meta->array_pending);
     array_set_minus(&rest, task, task);
     array_set_tasks(meta, &rest);
+    meta->array_folded = false; /* the last index left by a split is a plain task */
     ctld_job_touch(meta);
     ctld_jobs_insert(c, t);
     ctld_jobs_advance_id(c, nid);

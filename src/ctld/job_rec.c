@@ -399,8 +399,18 @@ static void rec_fields(const ctld_job_t *job, json_t *rec, bool full)
     }
 }
 
+/* A meta record left with one index that never ran (ctld.h, array_folded):
+ * Slurm 22.05 still shows it as the array ("12_[3]", "12_[3%1]"). */
+static bool rec_array_folded(const ctld_job_t *job)
+{
+    return job->array_folded && job->array_task_id != CTLD_NO_TASK &&
+           loom_job_base(job->state) == LOOM_JOB_PENDING && job->restart_cnt == 0;
+}
+
 /* messages.md §1: array_job_id, then array_task_id (one task) or
- * array_task_str (the meta record's pending tasks, "5-9%2"), array_max_tasks. */
+ * array_task_str (the meta record's pending tasks, "5-9%2"), array_max_tasks.
+ * A folded meta record (rec_array_folded) has both: its one index as
+ * array_task_id and, with the throttle, as array_task_str. */
 static void rec_array(const ctld_job_t *job, json_t *rec)
 {
     if (!job->array_job_id)
@@ -411,6 +421,13 @@ static void rec_array(const ctld_job_t *job, json_t *rec)
     if (job->array_pending) {
         loom_sbuf_t sb = LOOM_SBUF_INIT;
         ctld_array_pending_text(job, true, &sb);
+        json_object_set_new(rec, "array_task_str", json_string(loom_sbuf_str(&sb)));
+        loom_sbuf_free(&sb);
+    } else if (rec_array_folded(job)) {
+        loom_sbuf_t sb = LOOM_SBUF_INIT;
+        loom_sbuf_addf(&sb, "%u", job->array_task_id);
+        if (job->array_throttle)
+            loom_sbuf_addf(&sb, "%%%u", job->array_throttle);
         json_object_set_new(rec, "array_task_str", json_string(loom_sbuf_str(&sb)));
         loom_sbuf_free(&sb);
     }

@@ -10,6 +10,8 @@ import os
 import time
 
 from conftest import BIN
+from ports import free_port
+from test_acct_link import Acct  # loomdbd beside a cluster
 
 
 def sbatch(cluster, *args, script=None):
@@ -239,3 +241,65 @@ def test_some_named_tasks_missing(cluster):
     p = cluster.run("scancel", "%d_[1-3]" % b)
     assert (p.returncode, p.stderr) == (0, "")
     cluster.run("scancel", str(b), check=True)
+
+
+def test_single_index_array_stays_folded(make_cluster):
+    """An array whose meta record came down to one index without a split
+    shows as the array, as slurmctld 22.05.8 shows it (checked side by side
+    with bench/slurm_local.sh and slurmdbd_local.sh): `--array=3` pends as
+    "N_[3]" in squeue and sacct, "5%1" keeps its throttle ("N_[5%1]", %K
+    "5%1", ArrayTaskId=5%1), scancel of one of two pending indexes leaves
+    "N_[9]"; -r, -j N_3 and scontrol show job N_3 name the task. A split
+    (a task started or updated on its own) leaves its last index a plain
+    task ("N_2"), and so does running: sacct shows the finished job as N_3."""
+    port = free_port()
+    c = make_cluster(start=False, cpus=8, gpus=0,
+                     conf_extra="AccountingStorageType=accounting_storage/slurmdbd\n"
+                                "AccountingStorageHost=localhost\n"
+                                "AccountingStoragePort=%d\n" % port)
+    dbd = Acct(c, "sqlite", port)
+    dbd.start()
+    try:
+        c.start()
+        one = sbatch(c, "-H", "--array=3", "--wrap", "true")
+        thr = sbatch(c, "-H", "--array=5%1", "--wrap", "true")
+        two = sbatch(c, "-H", "--array=7,9", "--wrap", "true")
+        c.run("scancel", "%d_7" % two, check=True)
+        split = sbatch(c, "-H", "--array=1-2", "--wrap", "true")
+        c.run("scontrol", "update", "jobid=%d_1" % split, "Nice=10", check=True)
+
+        def check():
+            assert sorted(lines(squeue(c, "-o", "%i %F %K"))) == sorted([
+                ["%d_[3]" % one, str(one), "3"], ["%d_[5%%1]" % thr, str(thr), "5%1"],
+                ["%d_[9]" % two, str(two), "9"], ["%d_1" % split, str(split), "1"],
+                ["%d_2" % split, str(split), "2"]])
+            assert lines(squeue(c, "-r", "-j", str(one), "-o", "%i %K")) == [
+                ["%d_3" % one, "3"]]
+            assert lines(squeue(c, "-j", "%d_3" % one, "-o", "%i")) == [["%d_3" % one]]
+            show = c.run("scontrol", "show", "job", str(thr), check=True).stdout
+            assert show.startswith("JobId=%d ArrayJobId=%d ArrayTaskId=5%%1 "
+                                   "ArrayTaskThrottle=1 JobName=wrap" % (thr, thr)), show
+            show = c.run("scontrol", "show", "job", "%d_5" % thr, check=True).stdout
+            assert "ArrayTaskId=5 ArrayTaskThrottle=1 " in show, show
+            show = c.run("scontrol", "show", "job", str(one), check=True).stdout
+            assert "ArrayTaskId=3 JobName" in show, show
+
+        check()
+        c.kill_ctld()
+        c.start_ctld()
+        check()
+        want = {str(one): "%d_[3]" % one, str(thr): "%d_[5%%1]" % thr,
+                str(two): "%d_[9]" % two}
+
+        def sacct_ids():
+            p = c.run("sacct", "-n", "-P", "-X", "-S", "2000-01-01", "-o", "JobIDRaw,JobID")
+            return dict(l.split("|") for l in p.stdout.splitlines() if l)
+        c.wait_for(lambda: all(sacct_ids().get(k) == v for k, v in want.items()),
+                   "the pending arrays in sacct", timeout=60)
+        c.run("scontrol", "release", str(one), check=True)
+        c.wait_for(lambda: sacct_ids().get(str(one)) == "%d_3" % one
+                   and c.state_of(c.job(one)) == "COMPLETED", "the task's record", timeout=60)
+        assert squeue(c, "-j", str(one), "-o", "%i") in ("", "%d_3\n" % one)
+    finally:
+        c.stop()
+        dbd.stop()
