@@ -147,3 +147,23 @@ def test_partition_qos(acct):
     p = a.sbatch("--qos=loose", "-t", "5", "--wrap=true")
     assert p.returncode == 1
     assert p.stderr == "sbatch: error: QOSMaxSubmitJobPerUserLimit\n" + POLICY_ERR
+
+
+def test_grp_tres_run_mins(acct):
+    """GrpTRESRunMins of a QOS: the running jobs' remaining CPU-minutes plus
+    the job's time limit x CPUs (QOSGrpCPURunMinutesLimit), safe or not."""
+    a = acct()
+    a.mgr("add", "account", "phys")
+    a.mgr("add", "qos", "run", "grptresrunmins=cpu=100")
+    a.add_user("phys", "qos=run")
+    a.c.start()
+    a.wait_loaded()
+    first = submit(a, "-n", "1", "-t", "60", "--wrap=sleep 300")
+    a.c.wait_job(first, "RUNNING")
+    second = submit(a, "-n", "1", "-t", "50", "--wrap=sleep 300")
+    a.c.wait_for(lambda: a.reason(second) == "QOSGrpCPURunMinutesLimit",
+                 "QOSGrpCPURunMinutesLimit")
+    third = submit(a, "-n", "1", "-t", "30", "--wrap=sleep 300")
+    a.c.wait_job(third, "RUNNING")
+    a.c.run("scancel", str(first), check=True)
+    a.c.wait_job(second, "RUNNING")
