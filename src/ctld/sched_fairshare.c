@@ -437,6 +437,23 @@ static char *fs_tres_text(const loom_strv_t *names, const double *v, double div)
     return loom_sbuf_detach(&sb);
 }
 
+/* A TRES limit as sshare's GrpTRESMins shows it: "cpu=100,mem=2048,gres/gpu=5", in
+ * the order of names, then the rest as stored; "" when none. */
+static char *fs_limit_text(const loom_strv_t *names, const ctld_tres_t *lim)
+{
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    for (size_t i = 0; i < names->n; i++) {
+        int64_t v = ctld_tres_get(lim, names->v[i]);
+        if (v >= 0)
+            loom_sbuf_addf(&sb, "%s%s=%lld", sb.len ? "," : "", names->v[i], (long long)v);
+    }
+    for (size_t i = 0; i < lim->n; i++)
+        if (loom_strv_find(names, lim->it[i].name) < 0)
+            loom_sbuf_addf(&sb, "%s%s=%lld", sb.len ? "," : "", lim->it[i].name,
+                           (long long)lim->it[i].v);
+    return loom_sbuf_detach(&sb);
+}
+
 /* Per node: GrpTRESRaw (TRES-seconds used, decayed) and TRESRunMins
  * (TRES-seconds that running jobs may still use), summed up the tree. */
 static void fs_node_tres(const ctld_t *c, const ctld_fairshare_t *fs, double (*raw)[FS_NTRES],
@@ -490,8 +507,8 @@ static bool fs_listed(const json_t *list, const char *s)
     return false;
 }
 
-static json_t *fs_row(const ctld_t *c, const ctld_fairshare_t *fs, size_t i, const char *raw,
-                      const char *run)
+static json_t *fs_row(const ctld_t *c, const ctld_fairshare_t *fs, size_t i, const char *grp,
+                      const char *raw, const char *run)
 {
     const loom_fairtree_node_t *n = &fs->nodes[i];
     const ctld_assoc_t *a = fs->assoc[i];
@@ -502,7 +519,7 @@ static json_t *fs_row(const ctld_t *c, const ctld_fairshare_t *fs, size_t i, con
         a->account ? a->account : "", "user", a->user ? a->user : "", "partition",
         a->partition ? a->partition : "", "parent_id", (json_int_t)(a->parent ? a->parent->id : 0),
         "norm_shares", n->shares_norm, "raw_usage", n->usage_raw, "eff_usage", n->usage_efctv,
-        "grp_tres_mins", "", "grp_tres_raw", raw, "tres_run_mins", run);
+        "grp_tres_mins", grp, "grp_tres_raw", raw, "tres_run_mins", run);
     if (!root) {
         json_object_set_new(r, "raw_shares", json_integer((json_int_t)n->shares_raw));
         json_object_set_new(r, "norm_usage", json_real(n->usage_norm));
@@ -538,7 +555,9 @@ int ctld_fairshare_h_shares(ctld_t *c, const ctld_peer_t *peer, const json_t *re
                 !fs_listed(accounts, a->account))
                 continue;
             char *rt = fs_tres_text(&names, tr[i], 60), *rr = fs_tres_text(&names, run[i], 60);
-            json_array_append_new(rows, fs_row(c, fs, i, rt, rr));
+            char *rg = fs_limit_text(&names, &a->grp_tres_mins);
+            json_array_append_new(rows, fs_row(c, fs, i, rg, rt, rr));
+            free(rg);
             free(rt);
             free(rr);
         }

@@ -167,3 +167,21 @@ def test_grp_tres_run_mins(acct):
     a.c.wait_job(third, "RUNNING")
     a.c.run("scancel", str(first), check=True)
     a.c.wait_job(second, "RUNNING")
+
+
+def test_sshare_grp_tres_mins(acct):
+    """sshare -l shows each association's GrpTRESMins as sshare 22.05.8 does
+    (TRES in Slurm's order, memory in MiB)."""
+    a = acct()
+    a.mgr("add", "account", "phys", "grptresmins=gres/gpu=5,mem=2G,cpu=100")
+    a.add_user("phys", "grptresmins=node=7")
+    a.c.start()
+    a.wait_loaded()
+    p = a.c.run("sshare", "-l", "-P", "-a")
+    assert p.returncode == 0, p.stderr
+    rows = [l.split("|") for l in p.stdout.splitlines()]
+    col = rows[0].index("GrpTRESMins")
+    got = {(r[0].strip(), r[1]): r[col] for r in rows[1:]}
+    assert got[("phys", "")] == "cpu=100,mem=2048,gres/gpu=5"
+    assert got[("phys", a.c.user)] == "node=7"
+    assert got[("root", "")] == ""
