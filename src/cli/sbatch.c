@@ -24,11 +24,13 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,15 +50,70 @@ typedef struct sbatch {
     char *script_path;  /* absolute path of the script file; NULL for stdin and --wrap */
     const char *source; /* "wrap", "stdin" or the file name as given (for messages) */
     int first_arg;      /* index of the script argument in argv */
+    int usage_rc;       /* exit status of an option error: 255, as sbatch 22.05 exits */
 } sbatch_t;
 
+/* sbatch 22.05 exits 255 (exit(-1)) when an option's value or the command
+ * line itself is bad, and 1 (or SLURM_EXIT_ERROR) for the other errors. */
+static bool sbatch_usage_error(const loom_err_t *err)
+{
+    static const char *const prefixes[] = {"Invalid --", "Maximum node count", "Priority must be",
+                                           "\""};
+    if (err->code == -LOOM_EUSAGE)
+        return true;
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+        if (strncmp(err->msg, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
+}
+
+/* The value of the last --<name>=v / --<name> v / -<c> v on the command line. */
+static const char *sbatch_arg_value(int argc, char **argv, const char *name, char c)
+{
+    const char *val = NULL;
+    size_t n = strlen(name);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2) == 0 && strncmp(a + 2, name, n) == 0 && a[2 + n] == '=')
+            val = a + 3 + n;
+        else if (i + 1 < argc && ((strncmp(a, "--", 2) == 0 && strcmp(a + 2, name) == 0) ||
+                                  (c && a[0] == '-' && a[1] == c && !a[2])))
+            val = argv[++i];
+        else if (c && a[0] == '-' && a[1] == c && a[2])
+            val = a + 2;
+    }
+    return val;
+}
+
+/* Slurm's date parser says where a --begin/--deadline value went wrong; Loom
+ * says it for a value that does not start with a number or a known word. */
+static void sbatch_date_hint(const loom_err_t *err, int argc, char **argv)
+{
+    static const char *const words[] = {"now",  "today",     "tomorrow", "midnight",
+                                        "noon", "elevenses", "fika",     "teatime"};
+    const char *v = NULL;
+    if (strcmp(err->msg, "Invalid --begin specification") == 0)
+        v = sbatch_arg_value(argc, argv, "begin", 'b');
+    else if (strcmp(err->msg, "Invalid --deadline specification") == 0)
+        v = sbatch_arg_value(argc, argv, "deadline", 0);
+    if (!v || isdigit((unsigned char)*v))
+        return;
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+        if (strncasecmp(v, words[i], strlen(words[i])) == 0)
+            return;
+    fprintf(stderr, "Invalid time specification (pos=0): %s\n", v);
+}
+
 /* Print a jobopt/jobscript error as sbatch prints it. */
-static void sbatch_report(const loom_err_t *err)
+static void sbatch_report(sbatch_t *sb, const loom_err_t *err, int argc, char **argv)
 {
     loom_sbuf_t out = LOOM_SBUF_INIT;
+    sbatch_date_hint(err, argc, argv);
     loom_jobopt_err_fmt(LOOM_JOBOPT_SBATCH, err, &out);
     fputs(loom_sbuf_str(&out), stderr);
     loom_sbuf_free(&out);
+    if (sbatch_usage_error(err))
+        sb->usage_rc = 255;
 }
 
 /* -h, --usage, -V: handled after the first pass. Returns 1 to go on, 0 to exit 0. */
@@ -84,7 +141,7 @@ static int sbatch_wrap_command(sbatch_t *sb, int argc, char **argv, char **wrap)
     loom_err_t err = {0};
     int first = 0, rc = loom_jobopt_parse_args(&scratch, argc, argv, &first, &err);
     if (rc < 0)
-        sbatch_report(&err);
+        sbatch_report(sb, &err, argc, argv);
     else
         *wrap = scratch.wrap ? loom_xstrdup(scratch.wrap) : NULL;
     loom_jobopt_free(&scratch);
@@ -147,7 +204,7 @@ static int sbatch_check_script(sbatch_t *sb)
     loom_err_t err = {0};
     if (loom_jobscript_check(sb->script, sb->len, &err) < 0 ||
         loom_jobscript_directives(sb->script, sb->len, NULL, sb->source, &sb->dirs, &err) < 0) {
-        sbatch_report(&err);
+        sbatch_report(sb, &err, 0, NULL);
         return -1;
     }
     for (size_t i = 0; i < sb->dirs.warnings.n; i++)
@@ -160,7 +217,7 @@ static int sbatch_options(sbatch_t *sb, int argc, char **argv)
 {
     loom_err_t err = {0};
     if (loom_jobopt_load(&sb->opt, argc, argv, environ, &sb->dirs, &err) < 0) {
-        sbatch_report(&err);
+        sbatch_report(sb, &err, argc, argv);
         return -1;
     }
     char cwd[PATH_MAX];
@@ -202,6 +259,10 @@ static json_t *sbatch_description(const sbatch_t *sb)
 static void sbatch_rejected(const sbatch_t *sb, int rc, const loom_err_t *err)
 {
     const char *text = loom_strerror(rc);
+    if (rc == -LOOM_EINVAL_GRES) { /* sbatch 22.05 checks GRES names itself: one line */
+        loom_cli_error(&sb->cli, "%s", text);
+        return;
+    }
     if (err->msg[0] && strcmp(err->msg, text) != 0 && rc != -LOOM_ECONNECT)
         loom_cli_error(&sb->cli, "%s", err->msg);
     loom_cli_error(&sb->cli, "Batch job submission failed: %s", text);
@@ -229,6 +290,8 @@ static int sbatch_submit(sbatch_t *sb, int64_t *job_id)
     int rc = loom_cli_call(&sb->cli, "job.submit", body, &reply, &err);
     json_decref(body);
     if (rc < 0 && sb->opt.test_only) {
+        if (err.msg[0] && strcmp(err.msg, loom_strerror(rc)) != 0 && rc != -LOOM_ECONNECT)
+            loom_cli_error(&sb->cli, "%s", err.msg);
         fprintf(stderr, "allocation failure: %s\n", loom_strerror(rc));
     } else if (rc < 0) {
         sbatch_rejected(sb, rc, &err);
@@ -300,7 +363,7 @@ static int sbatch_prepare(sbatch_t *sb, int argc, char **argv)
 {
     loom_err_t err = {0};
     if (loom_jobopt_first_pass(&sb->opt, argc, argv, &sb->first_arg, &err) < 0) {
-        sbatch_report(&err);
+        sbatch_report(sb, &err, argc, argv);
         return -1;
     }
     if (sbatch_informational(sb) == 0)
@@ -326,7 +389,7 @@ int main(int argc, char **argv)
         if (rc == 0 && sb.opt.wait && !sb.opt.test_only)
             rc = sbatch_wait(&sb, job_id);
     } else {
-        rc = rc == 0 ? 0 : sb.cli.exit_error;
+        rc = rc == 0 ? 0 : sb.usage_rc ? sb.usage_rc : sb.cli.exit_error;
     }
     loom_jobopt_free(&sb.opt);
     loom_jobscript_dirs_free(&sb.dirs);

@@ -255,10 +255,13 @@ static void show_job_size(const loom_scontrol_t *sc, show_rec_t *r, const json_t
 static void show_job_mem(show_rec_t *r, const json_t *j)
 {
     int64_t per_cpu = loom_ji(j, "mem_per_cpu", 0), per_node = loom_ji(j, "mem_per_node", 0);
-    int64_t min_cpus =
-        loom_ji(j, "min_cpus",
-                loom_ji(j, "cpus_per_task", 1) *
-                    (loom_ji(j, "ntasks_per_node", 1) > 0 ? loom_ji(j, "ntasks_per_node", 1) : 1));
+    /* Per node: CPUs/Task x NtasksPerNode (scontrol 22.05); the record's
+     * min_cpus is the job's total and counts only when --mincpus raised it. */
+    int64_t cpt = loom_ji(j, "cpus_per_task", 1), tpn = loom_ji(j, "ntasks_per_node", 0);
+    int64_t min_cpus = cpt * (tpn > 0 ? tpn : 1), total = loom_ji(j, "min_cpus", 0);
+    int64_t nodes = loom_ji(j, "min_nodes", loom_ji(j, "num_nodes", 1));
+    if (total > loom_ji(j, "num_tasks", 1) * cpt && total / (nodes > 0 ? nodes : 1) > min_cpus)
+        min_cpus = total / (nodes > 0 ? nodes : 1);
     show_addf(r, "MinCPUsNode=%lld ", (long long)min_cpus);
     loom_sbuf_t m = LOOM_SBUF_INIT;
     if (per_cpu > 0 || per_node > 0)
@@ -350,13 +353,32 @@ static json_t *show_select_jobs(const json_t *jobs, const loom_jobid_t *id)
     return sel;
 }
 
+/* A job (or an array with a task) of that id exists. */
+static bool show_job_known(const json_t *jobs, uint32_t job_id)
+{
+    size_t i;
+    json_t *j;
+    json_array_foreach(jobs, i, j)
+    {
+        if (loom_ji(j, "job_id", 0) == job_id || loom_ji(j, "array_job_id", 0) == job_id)
+            return true;
+    }
+    return false;
+}
+
 static int show_jobs(loom_scontrol_t *sc, const char *arg)
 {
     loom_jobid_t id;
     loom_jobid_init(&id, 0);
-    bool have_id = arg != NULL;
-    if (have_id && loom_jobid_parse(arg, &id, NULL) < 0) {
+    bool have_id = arg != NULL && strcmp(arg, "0") != 0; /* "show job 0": every job */
+    if (have_id && !strchr(arg, ',') && loom_jobid_parse(arg, &id, NULL) < 0) {
         fprintf(stderr, "slurm_load_jobs error: %s\n", loom_strerror(-LOOM_EINVAL_JOBID));
+        return sc->cli.exit_error;
+    }
+    /* scontrol 22.05 shows one job or one task: a list, a range or a step is refused */
+    if (have_id && (strchr(arg, ',') || strchr(arg, '.') || id.array == LOOM_JOBID_ARRAY_SET)) {
+        fprintf(stderr, "scontrol_print_job error: %s\n", loom_strerror(-LOOM_EINVAL_JOBID));
+        loom_jobid_free(&id);
         return sc->cli.exit_error;
     }
     json_t *reply = NULL;
@@ -375,6 +397,10 @@ static int show_jobs(loom_scontrol_t *sc, const char *arg)
     rc = 0;
     if (sc->json) {
         loom_cli_json_jobs(sc->cli.conf, now, sel, sc->argc, sc->argv, &out);
+    } else if (json_array_size(sel) == 0 && have_id && id.array == LOOM_JOBID_ARRAY_ONE &&
+               show_job_known(json_object_get(reply, "jobs"), id.job_id)) {
+        loom_sbuf_addf(&out, "Job %u_%u not found\n", id.job_id, id.task); /* stdout, exit 1 */
+        rc = sc->cli.exit_error;
     } else if (json_array_size(sel) == 0 && have_id) {
         fprintf(stderr, "slurm_load_jobs error: %s\n", loom_strerror(-LOOM_EINVAL_JOBID));
         rc = sc->cli.exit_error;
@@ -1068,6 +1094,10 @@ int loom_scontrol_show(loom_scontrol_t *sc, int n, char **w)
     loom_err_t err = {0};
     if (!loom_cli_conf(&sc->cli, &err)) {
         loom_cli_error(&sc->cli, "%s", err.msg);
+        return sc->cli.exit_error;
+    }
+    if (loom_scontrol_word_is(what, "jobs", 1) && n > 2) {
+        fprintf(stderr, "too many arguments for keyword:show\n");
         return sc->cli.exit_error;
     }
     if (loom_scontrol_word_is(what, "jobs", 1))

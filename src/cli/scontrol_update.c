@@ -17,6 +17,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +114,84 @@ static json_t *update_value(const update_key_t *k, const char *val, json_t *chan
     return NULL;
 }
 
-/* "Key=Value" words into changes; prints Slurm's message and fails on a bad one. */
+/* strtoll's reading, as scontrol 22.05 takes Nice=, SiteFactor= and
+ * ArrayTaskThrottle=: a leading number, anything else 0. */
+static json_t *update_lenient(const char *val)
+{
+    return json_integer((json_int_t)strtoll(val, NULL, 10));
+}
+
+/* Slurm's date parser names the position it stopped at; Loom says it for a
+ * value that starts with neither a number nor one of its words (pos 0). */
+static void update_date_hint(const char *val)
+{
+    static const char *const words[] = {"now",  "today",     "tomorrow", "midnight",
+                                        "noon", "elevenses", "fika",     "teatime"};
+    if (isdigit((unsigned char)*val))
+        return;
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+        if (strncasecmp(val, words[i], strlen(words[i])) == 0)
+            return;
+    fprintf(stderr, "Invalid time specification (pos=0): %s\n", val);
+}
+
+/* Values scontrol 22.05 checks itself before sending. NULL: not valid. */
+static json_t *update_checked(const update_key_t *k, const char *val, json_t *changes)
+{
+    static const char *const mail[] = {
+        "NONE",          "BEGIN",          "END",        "FAIL",       "REQUEUE",
+        "ALL",           "INVALID_DEPEND", "STAGE_OUT",  "TIME_LIMIT", "TIME_LIMIT_90",
+        "TIME_LIMIT_80", "TIME_LIMIT_50",  "ARRAY_TASKS"};
+    if (!strcmp(k->name, "OverSubscribe"))
+        return !strcasecmp(val, "yes") || !strcasecmp(val, "no") ? json_string(val) : NULL;
+    if (strcmp(k->name, "MailType") != 0)
+        return update_value(k, val, changes);
+    loom_strv_t parts = LOOM_STRV_INIT;
+    loom_strv_split(&parts, val, ",");
+    bool ok = parts.n > 0;
+    for (size_t i = 0; ok && i < parts.n; i++) {
+        ok = false;
+        for (size_t m = 0; m < sizeof(mail) / sizeof(mail[0]); m++)
+            ok = ok || !strcasecmp(parts.v[i], mail[m]);
+    }
+    loom_strv_free(&parts);
+    return ok ? json_string(val) : NULL;
+}
+
+/* A value that did not parse, as scontrol 22.05 words it. Returns -1 to abort
+ * (exit 1), 0 to drop the word and go on, 1 to stop quietly with exit 0. */
+static int update_bad_value(const update_key_t *k, const char *word, const char *val)
+{
+    if (k->kind == UPD_DATE) {
+        update_date_hint(val);
+        return 0;
+    }
+    if (k->kind == UPD_NODES) {
+        fprintf(stderr, "scontrol: error: Invalid numeric value \"%s\" for requested node count.\n",
+                val);
+        return 1;
+    }
+    if (k->kind == UPD_MINS) {
+        fprintf(stderr, "scontrol: error: Invalid %s value\n", k->name);
+        return -1;
+    }
+    if (!strcmp(k->name, "MailType")) {
+        fprintf(stderr, "Invalid MailType: %s\n", val);
+        return -1;
+    }
+    if (!strcmp(k->name, "NumCPUs"))
+        fprintf(stderr, "scontrol: error: Invalid numeric value \"%s\" for NumCPUs.\n", val);
+    if (k->kind != UPD_STR || !strcmp(k->name, "OverSubscribe")) {
+        fprintf(stderr, "scontrol: error: Invalid %s value: %s\n", k->name, val);
+        return -1;
+    }
+    fprintf(stderr, "Invalid input: %s\n", word);
+    fprintf(stderr, "Request aborted\n");
+    return -1;
+}
+
+/* "Key=Value" words into changes; prints Slurm's message and fails on a bad one.
+ * Returns 0, -1 (exit 1) or 1 (nothing sent, exit 0). */
 static int update_job_changes(loom_scontrol_t *sc, int n, char **w, json_t *changes)
 {
     for (int i = 0; i < n; i++) {
@@ -124,11 +202,14 @@ static int update_job_changes(loom_scontrol_t *sc, int n, char **w, json_t *chan
             fprintf(stderr, "Request aborted\n");
             return -1;
         }
-        json_t *v = update_value(k, eq + 1, changes);
+        bool lenient = !strcmp(k->name, "Nice") || !strcmp(k->name, "SiteFactor") ||
+                       !strcmp(k->name, "ArrayTaskThrottle");
+        json_t *v = lenient ? update_lenient(eq + 1) : update_checked(k, eq + 1, changes);
         if (!v) {
-            fprintf(stderr, "Invalid input: %s\n", w[i]);
-            fprintf(stderr, "Request aborted\n");
-            return -1;
+            int rc = update_bad_value(k, w[i], eq + 1);
+            if (rc != 0)
+                return rc;
+            continue;
         }
         if (!strcmp(k->name, "SiteFactor") && llabs(json_integer_value(v)) > 2147483645) {
             json_decref(v); /* as scontrol 22.05 says it */
@@ -179,6 +260,11 @@ static int update_job(loom_scontrol_t *sc, const char *idtext, int n, char **w)
     }
     json_t *changes = json_object(), *reply = NULL;
     int rc = update_job_changes(sc, n, w, changes);
+    if (rc > 0) { /* scontrol 22.05 exits 0 there */
+        json_decref(changes);
+        loom_jobid_free(&id);
+        return 0;
+    }
     if (rc == 0) {
         json_t *body = json_pack("{s:I, s:o}", "job_id", (json_int_t)id.job_id, "changes",
                                  json_incref(changes));
@@ -364,7 +450,7 @@ int loom_scontrol_update(loom_scontrol_t *sc, int n, char **w)
     }
     fprintf(stderr, "No valid entity in update command\n");
     fprintf(stderr, "Input line must include \"NodeName\", \"PartitionName\", \"Reservation\", "
-                    "\"JobId\", or \"JobName\"\n");
+                    "\"JobId\", or \"SlurmctldDebug\"\n");
     return sc->cli.exit_error;
 }
 
@@ -402,7 +488,7 @@ static int update_ids(loom_scontrol_t *sc, int n, char **w, json_t *ids, loom_st
 /* Print "<error> for job <id>" for each failed result; returns the last
  * error (*task_err: it was about an array task, which Slurm words alone). */
 static int update_results(const json_t *reply, const json_t *ids, const loom_strv_t *texts,
-                          bool *task_err)
+                          bool ignore_disabled, bool *task_err)
 {
     int last = 0;
     size_t i;
@@ -415,8 +501,8 @@ static int update_results(const json_t *reply, const json_t *ids, const loom_str
                                         : 0;
         if (json_is_string(rcv) && rc == 0)
             rc = -LOOM_EINTERNAL;
-        if (rc == 0)
-            continue;
+        if (rc == 0 || (ignore_disabled && rc == -LOOM_EDISABLED))
+            continue; /* scontrol 22.05 holds or releases a started job without a word */
         int64_t jid = loom_ji(res, "job_id", 0), at = loom_ji(res, "index", -1);
         const char *text = at >= 0 && (size_t)at < texts->n ? texts->v[at] : NULL;
         for (size_t k = 0; !text && k < json_array_size(ids); k++)
@@ -443,7 +529,7 @@ static int update_batch(loom_scontrol_t *sc, const char *type, json_t *body, jso
     bool task_err = false;
     int rc = loom_cli_call(&sc->cli, type, body, &reply, &err);
     if (rc == 0)
-        rc = update_results(reply, ids, texts, &task_err);
+        rc = update_results(reply, ids, texts, what != NULL, &task_err);
     else if (json_array_size(ids) == 1)
         fprintf(stderr, "%s for job %s\n", loom_strerror(rc), texts->v[0]);
     if (rc < 0 && what && !task_err)
@@ -452,24 +538,57 @@ static int update_batch(loom_scontrol_t *sc, const char *type, json_t *body, jso
     return rc < 0 ? sc->cli.exit_error : 0;
 }
 
+/* One request per word, as scontrol 22.05 sends them ("1,2" is one word);
+ * what: the error line's prefix after each failed word, or NULL. */
+static int update_each_word(loom_scontrol_t *sc, const char *type, bool flag, const char *flag_key,
+                            int n, char **w, const char *what)
+{
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        json_t *ids = json_array();
+        loom_strv_t texts = LOOM_STRV_INIT;
+        int one;
+        if (update_ids(sc, 1, &w[i], ids, &texts) < 0) {
+            if (what)
+                fprintf(stderr, "%s error: %s\n", what, loom_strerror(-LOOM_EINVAL_JOBID));
+            one = sc->cli.exit_error;
+        } else {
+            json_t *body = json_pack("{s:O, s:b}", "job_ids", ids, flag_key, flag);
+            one = update_batch(sc, type, body, ids, &texts, what);
+            json_decref(body);
+        }
+        rc = one ? one : rc;
+        json_decref(ids);
+        loom_strv_free(&texts);
+    }
+    return rc;
+}
+
+static int update_need_ids(loom_scontrol_t *sc, const char *verb, int n)
+{
+    loom_err_t err = {0};
+    if (n < 1) {
+        loom_sbuf_t v = LOOM_SBUF_INIT;
+        for (const char *p = verb; *p; p++)
+            loom_sbuf_addc(&v, (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p));
+        fprintf(stderr, "too few arguments for keyword:%s\n", loom_sbuf_str(&v));
+        loom_sbuf_free(&v);
+        return -1;
+    }
+    if (!loom_cli_conf(&sc->cli, &err)) {
+        loom_cli_error(&sc->cli, "%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
 int loom_scontrol_hold(loom_scontrol_t *sc, const char *verb, int n, char **w)
 {
-    json_t *ids = json_array();
-    loom_strv_t texts = LOOM_STRV_INIT;
-    int rc = sc->cli.exit_error;
-    loom_err_t err = {0};
-    if (!loom_cli_conf(&sc->cli, &err))
-        loom_cli_error(&sc->cli, "%s", err.msg);
-    else if (update_ids(sc, n, w, ids, &texts) == 0) {
-        bool release = strcasecmp(verb, "hold") != 0 && strcasecmp(verb, "uhold") != 0;
-        json_t *body = json_pack("{s:O, s:b}", "job_ids", ids, "user", !strcasecmp(verb, "uhold"));
-        rc = update_batch(sc, release ? "job.release" : "job.hold", body, ids, &texts,
-                          "slurm_suspend");
-        json_decref(body);
-    }
-    json_decref(ids);
-    loom_strv_free(&texts);
-    return rc;
+    if (update_need_ids(sc, verb, n) < 0)
+        return sc->cli.exit_error;
+    bool release = strcasecmp(verb, "hold") != 0 && strcasecmp(verb, "uhold") != 0;
+    return update_each_word(sc, release ? "job.release" : "job.hold", !strcasecmp(verb, "uhold"),
+                            "user", n, w, "slurm_suspend");
 }
 
 int loom_scontrol_requeue(loom_scontrol_t *sc, bool hold, int n, char **w)
@@ -479,18 +598,7 @@ int loom_scontrol_requeue(loom_scontrol_t *sc, bool hold, int n, char **w)
         w++;
         n--;
     }
-    json_t *ids = json_array();
-    loom_strv_t texts = LOOM_STRV_INIT;
-    int rc = sc->cli.exit_error;
-    loom_err_t err = {0};
-    if (!loom_cli_conf(&sc->cli, &err))
-        loom_cli_error(&sc->cli, "%s", err.msg);
-    else if (update_ids(sc, n, w, ids, &texts) == 0) {
-        json_t *body = json_pack("{s:O, s:b}", "job_ids", ids, "hold", hold);
-        rc = update_batch(sc, "job.requeue", body, ids, &texts, NULL);
-        json_decref(body);
-    }
-    json_decref(ids);
-    loom_strv_free(&texts);
-    return rc;
+    if (update_need_ids(sc, hold ? "requeuehold" : "requeue", n) < 0)
+        return sc->cli.exit_error;
+    return update_each_word(sc, "job.requeue", hold, "hold", n, w, NULL);
 }

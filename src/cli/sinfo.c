@@ -31,12 +31,17 @@
 #define SINFO_FMT_NODE_L   "%#N %.6D %#P %.11T %4c %.8z %.6m %.8d %.6w %.8f %20E"
 #define SINFO_FMT_REASON   "%20E %9u %19H %N"
 #define SINFO_FMT_REASON_L "%20E %12U %19H %6t %N"
-#define SINFO_MIN_WIDTH    9
+/* -o %all (and -O all): every field, lower case letters first, as sinfo 22.05 lists them */
+#define SINFO_FMT_ALL                                                                              \
+    "%a|%b|%c|%d|%e|%f|%g|%h|%l|%m|%n|%o|%p|%r|%s|%t|%u|%v|%w|%z|%A |%B |%C |%D |%E |%F |%G |"     \
+    "%H |%I |%L |%M |%N |%O |%P |%R |%S |%T |%U |%V |%X |%Y |%Z "
+#define SINFO_MIN_WIDTH 9
 
 typedef struct sinfo_opts {
     bool node_mode, long_fmt, summarize, reasons, noheader, exact, responding, dead, json;
     bool all; /* -a: hidden partitions too */
-    char *format, *format_long, *sort, *nodes;
+    char *format, *sort, *nodes;
+    bool format_long; /* -O was given: -o and -O share one string, read as -O */
     loom_strv_t parts;
     uint32_t *states;
     size_t n_states;
@@ -171,7 +176,8 @@ static int sinfo_option(sinfo_t *s, int c, const char *arg)
         sinfo_set(&s->o.format, arg);
         break;
     case 'O':
-        sinfo_set(&s->o.format_long, arg);
+        sinfo_set(&s->o.format, arg);
+        s->o.format_long = true;
         break;
     case 'i':
         s->o.iterate = atoi(arg);
@@ -222,8 +228,11 @@ static int sinfo_option(sinfo_t *s, int c, const char *arg)
         loom_cli_version();
         return 0;
     case OPT_HELP:
-    case OPT_USAGE:
         sinfo_usage();
+        return 0;
+    case OPT_USAGE:
+        printf("Usage: sinfo [-abdelNRrsTv] [-i seconds] [-t states] [-p partition] [-n nodes]\n"
+               "             [-S fields] [-o format] [-O Format] [--federation] [--local]\n");
         return 0;
     default:
         fprintf(stderr, "Try \"sinfo --help\" for more information\n");
@@ -564,30 +573,39 @@ static void sinfo_sort(sinfo_t *s)
 
 static const char *sinfo_default_format(const sinfo_t *s)
 {
+    if (s->o.summarize) /* -s wins over -N and -R, as in sinfo 22.05 */
+        return SINFO_FMT_SUMMARY;
     if (s->o.node_mode)
         return s->o.long_fmt ? SINFO_FMT_NODE_L : SINFO_FMT_NODE;
     if (s->o.reasons)
         return s->o.long_fmt ? SINFO_FMT_REASON_L : SINFO_FMT_REASON;
-    if (s->o.summarize)
-        return SINFO_FMT_SUMMARY;
     return s->o.long_fmt ? SINFO_FMT_LONG : SINFO_FMT_DEFAULT;
 }
 
 static void sinfo_format(sinfo_t *s)
 {
     loom_strv_t bad = LOOM_STRV_INIT;
-    if (s->o.format)
-        loom_fmt_parse(s->o.format, loom_sinfo_cols, loom_sinfo_ncols, 0, &s->fmt, &bad);
-    else if (s->o.format_long)
-        loom_fmt_parse_long(s->o.format_long, loom_sinfo_cols, loom_sinfo_ncols, &s->fmt, &bad);
+    const char *spec = s->o.format;
+    bool all =
+        spec && (strcmp(spec, "%all") == 0 || (s->o.format_long && strcasecmp(spec, "all") == 0));
+    if (all)
+        loom_fmt_parse(SINFO_FMT_ALL, loom_sinfo_cols, loom_sinfo_ncols, 0, &s->fmt, &bad);
+    else if (spec && s->o.format_long)
+        loom_fmt_parse_long(spec, loom_sinfo_cols, loom_sinfo_ncols, &s->fmt, &bad);
+    else if (spec)
+        loom_fmt_parse(spec, loom_sinfo_cols, loom_sinfo_ncols, 0, &s->fmt, &bad);
     else
         loom_fmt_parse(sinfo_default_format(s), loom_sinfo_cols, loom_sinfo_ncols, LOOM_FMT_AUTO,
                        &s->fmt, &bad);
-    for (size_t i = 0; i < bad.n; i++)
-        fprintf(stderr, "Invalid node format specification: %s\n", bad.v[i]);
+    for (size_t i = 0; i < bad.n; i++) /* sinfo 22.05 says "job" for -O */
+        if (spec && s->o.format_long && !all)
+            loom_cli_error(&s->cli, "Invalid job format specification: %s", bad.v[i]);
+        else
+            fprintf(stderr, "Invalid node format specification: %s\n", bad.v[i]);
     loom_strv_free(&bad);
-    for (size_t i = 0; i < s->fmt.n; i++) /* -N shows %#P right-justified */
-        if (s->fmt.v[i].autow && s->o.node_mode && s->fmt.v[i].col->letter == 'P')
+    bool right = s->o.node_mode && !s->o.summarize; /* -N shows %#P right-justified */
+    for (size_t i = 0; i < s->fmt.n; i++)
+        if (s->fmt.v[i].autow && right && s->fmt.v[i].col->letter == 'P')
             s->fmt.v[i].right = true;
 }
 
@@ -715,7 +733,6 @@ static void sinfo_free(sinfo_t *s)
     loom_strv_free(&s->o.parts);
     free(s->o.states);
     free(s->o.format);
-    free(s->o.format_long);
     free(s->o.sort);
     free(s->o.nodes);
     loom_cli_fini(&s->cli);

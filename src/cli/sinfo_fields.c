@@ -252,6 +252,49 @@ static void prio_factor_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t 
 }
 GETTER(prio_factor)
 
+/* %B: the partition's MaxCPUsPerNode. */
+static void max_cpus_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
+{
+    if (fields_no_part(r, out))
+        return;
+    int64_t m = r->part->cfg ? r->part->cfg->max_cpus_per_node : LOOM_CONF_UNLIMITED;
+    if (m < 0)
+        loom_sbuf_add(out, "UNLIMITED");
+    else
+        loom_sbuf_addf(out, "%lld", (long long)m);
+}
+GETTER(max_cpus)
+
+/* %S: AllocNodes ("all" when unset). */
+static void alloc_nodes_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r,
+                             loom_sbuf_t *out)
+{
+    if (fields_no_part(r, out))
+        return;
+    const loom_conf_part_t *c = r->part->cfg;
+    if (!c || c->alloc_nodes.n == 0) {
+        loom_sbuf_add(out, "all");
+        return;
+    }
+    for (size_t i = 0; i < c->alloc_nodes.n; i++)
+        loom_sbuf_addf(out, "%s%s", i ? "," : "", c->alloc_nodes.v[i]);
+}
+GETTER(alloc_nodes)
+
+/* %V: the cluster column, filled only for -M (not supported): "N/A". Also the
+ * -O Comment and Extra columns that nodes here never carry. */
+static void na_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, "N/A");
+}
+GETTER(na)
+
+static void null_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, "(null)");
+}
+GETTER(null)
+
 static void preempt_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
 {
     static const char *const names[] = {"CANCEL", "REQUEUE", "SUSPEND", "GANG", "WITHIN"};
@@ -587,6 +630,14 @@ static void reason_uid_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *
 }
 GETTER(reason_uid)
 
+/* -O AllocMem: memory allocated on the first node, MiB. */
+static void alloc_mem_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
+{
+    const loom_sinfo_node_t *n = fields_first(r);
+    loom_sbuf_addf(out, "%lld", (long long)(n ? loom_ji(n->rec, "alloc_mem", 0) : 0));
+}
+GETTER(alloc_mem)
+
 static void version_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
 {
     fields_first_str(r, "version", "N/A", out);
@@ -613,7 +664,13 @@ const loom_fmt_col_t loom_sinfo_cols[] = {
     {'h', "OverSubscribe", "OVERSUBSCRIBE", 0, oversubscribe, 0},
     {'g', "Groups", "GROUPS", 0, groups, 0},
     {'p', "PriorityTier", "PRIO_TIER", 0, prio_tier, 0},
-    {'S', "PriorityJobFactor", "PRIO_JOB_FACTOR", 0, prio_factor, 0},
+    {'I', "PriorityJobFactor", "PRIO_JOB_FACTOR", 0, prio_factor, 0},
+    {'B', "MaxCPUsPerNode", "MAX_CPUS_PER_NODE", 0, max_cpus, 0},
+    {'S', "AllocNodes", "ALLOCNODES", 0, alloc_nodes, 0},
+    {'V', "Cluster", "CLUSTER", 0, na, 0},
+    {0, "Comment", "COMMENT", 0, null, 0},
+    {0, "Extra", "EXTRA", 0, null, 0},
+    {0, "AllocMem", "ALLOCMEM", 0, alloc_mem, 0},
     {'M', "PreemptMode", "PREEMPT_MODE", 0, preempt, 0},
     {'D', "Nodes", "NODES", 0, node_count, 0},
     {'N', "NodeList", "NODELIST", 0, nodelist, 0},
@@ -650,7 +707,7 @@ const size_t loom_sinfo_ncols = sizeof(loom_sinfo_cols) / sizeof(loom_sinfo_cols
 
 bool loom_sinfo_col_is_partition(const loom_fmt_col_t *col)
 {
-    return strchr("PRalLsrhgpSM", col->letter) != NULL && col->letter;
+    return strchr("PRalLsrhgpSMIBV", col->letter) != NULL && col->letter;
 }
 
 bool loom_sinfo_col_is_aggregate(const loom_fmt_col_t *col, bool exact)

@@ -67,6 +67,7 @@ static const err_entry_t err_table[] = {
     {LOOM_ENODES_BUSY, "LOOM_ENODES_BUSY", "Requested nodes are busy"},
     {LOOM_ESTEP_LAUNCH, "LOOM_ESTEP_LAUNCH", "Task launch failed"},
     {LOOM_EPART_GROUP, "LOOM_EPART_GROUP", "User's group not permitted to use this partition"},
+    {LOOM_EJOB_FINISHED, "LOOM_EJOB_FINISHED", "Job has already finished"},
 };
 
 static const err_entry_t *err_find(int code)

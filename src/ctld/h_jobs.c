@@ -92,6 +92,9 @@ static int h_job_submit(ctld_t *c, const ctld_peer_t *peer, const json_t *req, j
         ctld_sched_test_only(c, job, payload);
         uint32_t next = ctld_jobs_next_id(c, &err);
         rc = next ? 0 : err.code;
+        const char *where = json_string_value(json_object_get(payload, "nodes"));
+        if (rc == 0 && (!where || !*where)) /* no node could ever hold it, even empty */
+            rc = loom_errf(&err, -LOOM_ENODE_CONFIG, "%s", loom_strerror(-LOOM_ENODE_CONFIG));
         json_object_set_new(payload, "job_id", json_integer(next));
     } else if (rc >= 0) {
         rc = h_jobs_enqueue(c, job, &err);
@@ -448,6 +451,22 @@ static int h_upd_allowed(const ctld_job_t *job, const upd_key_t *k, const json_t
     return 0;
 }
 
+/* Every name of "a,b" is a partition (an unknown one is refused, not replaced). */
+static bool h_upd_parts_known(const ctld_t *c, const char *list)
+{
+    for (const char *p = list; p && *p; p += *p == ',') {
+        size_t len = strcspn(p, ",");
+        bool known = false;
+        for (size_t i = 0; i < c->nparts && !known; i++)
+            known =
+                strlen(c->parts[i].cfg->name) == len && strncmp(c->parts[i].cfg->name, p, len) == 0;
+        if (!known)
+            return false;
+        p += len;
+    }
+    return list != NULL;
+}
+
 /* Translate scontrol's changes into record keys, checking each one. */
 static int h_upd_translate(const ctld_t *c, const ctld_job_t *job, const json_t *changes,
                            bool admin, json_t *set, loom_err_t *err)
@@ -467,6 +486,9 @@ static int h_upd_translate(const ctld_t *c, const ctld_job_t *job, const json_t 
         int rc = h_upd_allowed(job, k, v, admin, err);
         if (rc < 0)
             return rc;
+        if (!strcmp(k->key, "partition") && !h_upd_parts_known(c, json_string_value(v)))
+            return loom_errf(err, -LOOM_EINVAL_PARTITION, "%s",
+                             loom_strerror(-LOOM_EINVAL_PARTITION));
         if (!strcmp(k->key, "dependency")) {
             char *norm = NULL;
             rc = ctld_depend_normalize(c, json_string_value(v), job->id, &norm, err);
@@ -517,7 +539,7 @@ static int h_upd_one(ctld_t *c, const ctld_peer_t *peer, ctld_job_t *job, const 
                      loom_err_t *err)
 {
     if (loom_job_state_is_terminal(job->state))
-        return loom_errf(err, -LOOM_EALREADY_DONE, "job %u is done", job->id);
+        return loom_errf(err, -LOOM_EJOB_FINISHED, "job %u is done", job->id);
     json_t *set = json_object();
     int rc = h_upd_translate(c, job, changes, peer->role >= LOOM_ROLE_ADMIN, set, err);
     if (rc == 0 && json_object_size(set))

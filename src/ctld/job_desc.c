@@ -415,6 +415,16 @@ static int desc_partition(ctld_t *c, const json_t *d, ctld_job_t *job, loom_err_
             job->part = &c->parts[i];
     if (!job->part)
         return loom_errf(err, -LOOM_EINVAL_PARTITION, "invalid partition specified: %s", first);
+    for (const char *p = name + strlen(first); *p == ','; p += strcspn(p + 1, ",") + 1) {
+        bool known = false; /* every name in the list must exist, as slurmctld 22.05 checks */
+        size_t len = strcspn(p + 1, ",");
+        for (size_t i = 0; i < c->nparts && !known; i++)
+            known = strlen(c->parts[i].cfg->name) == len &&
+                    strncmp(c->parts[i].cfg->name, p + 1, len) == 0;
+        if (!known && len)
+            return loom_errf(err, -LOOM_EINVAL_PARTITION, "invalid partition specified: %.*s",
+                             (int)len, p + 1);
+    }
     if (job->part->state == LOOM_CONF_PART_INACTIVE || job->part->state == LOOM_CONF_PART_DRAIN)
         return loom_errf(err, -LOOM_EINVAL_PARTITION,
                          "Required partition not available (inactive or drain)");

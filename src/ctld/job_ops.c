@@ -180,7 +180,7 @@ int ctld_job_requeue(ctld_t *c, ctld_job_t *job, bool hold, bool admin, loom_err
 {
     loom_job_state_t base = loom_job_base(job->state);
     if (base == LOOM_JOB_PENDING)
-        return loom_errf(err, -LOOM_EDISABLED, "job %u is pending", job->id);
+        return loom_errf(err, -LOOM_EPENDING, "job %u is pending", job->id);
     if (job->state & LOOM_JOB_F_COMPLETING)
         return loom_errf(err, -LOOM_EALREADY_DONE, "job %u is completing", job->id);
     bool was_running = base == LOOM_JOB_RUNNING || base == LOOM_JOB_SUSPENDED;
@@ -197,6 +197,8 @@ int ctld_job_requeue(ctld_t *c, ctld_job_t *job, bool hold, bool admin, loom_err
 
 int ctld_job_hold(ctld_t *c, ctld_job_t *job, bool admin_hold, loom_err_t *err)
 {
+    if (loom_job_state_is_terminal(job->state))
+        return loom_errf(err, -LOOM_EJOB_FINISHED, "job %u has finished", job->id);
     if (loom_job_base(job->state) != LOOM_JOB_PENDING)
         return loom_errf(err, -LOOM_EDISABLED, "job %u is not pending", job->id);
     const char *reason = admin_hold ? "JobHeldAdmin" : "JobHeldUser";
@@ -210,6 +212,8 @@ int ctld_job_hold(ctld_t *c, ctld_job_t *job, bool admin_hold, loom_err_t *err)
 
 int ctld_job_release(ctld_t *c, ctld_job_t *job, bool admin, loom_err_t *err)
 {
+    if (loom_job_state_is_terminal(job->state))
+        return loom_errf(err, -LOOM_EJOB_FINISHED, "job %u has finished", job->id);
     if (loom_job_base(job->state) != LOOM_JOB_PENDING)
         return loom_errf(err, -LOOM_EDISABLED, "job %u is not pending", job->id);
     /* Security: a user may not lift an administrator's hold. */

@@ -211,3 +211,106 @@ def test_scancel_ids_filters_and_exit_codes(cluster):
     assert p.stderr == "Unknown job signal: BOGUS\n"
     run(cluster, "scancel", "-u", cluster.user)
     cluster.wait_job(held, "CANCELLED")
+
+
+# sinfo texts compared side by side with sinfo 22.05.8 on the same slurm.conf.
+SINFO_ALL_HEADER = (
+    "AVAIL|ACTIVE_FEATURES|CPUS|TMP_DISK|FREE_MEM|AVAIL_FEATURES|GROUPS|OVERSUBSCRIBE|TIMELIMIT|"
+    "MEMORY|HOSTNAMES|NODE_ADDR|PRIO_TIER|ROOT|JOB_SIZE|STATE|USER|VERSION|WEIGHT|S:C:T|"
+    "NODES(A/I) |MAX_CPUS_PER_NODE |CPUS(A/I/O/T) |NODES |REASON |NODES(A/I/O/T) |GRES |"
+    "TIMESTAMP |PRIO_JOB_FACTOR |DEFAULTTIME |PREEMPT_MODE |NODELIST |CPU_LOAD |PARTITION |"
+    "PARTITION |ALLOCNODES |STATE |USER |CLUSTER |SOCKETS |CORES |THREADS ")
+
+
+def test_sinfo_fields_and_options_as_slurm(cluster):
+    p = run(cluster, "sinfo", "-h", "-o", "%B|%V|%I|%S|%R|%p")
+    assert p.stdout == "UNLIMITED|N/A|1|all|debug|1\n"
+    p = run(cluster, "sinfo", "-O", "Cluster,AllocNodes:12,MaxCPUsPerNode,Comment:8,Extra:6")
+    assert p.stdout.splitlines() == [
+        "CLUSTER             ALLOCNODES  MAX_CPUS_PER_NODE   COMMENT EXTRA ",
+        "N/A                 all         UNLIMITED           (null)  (null)"]
+    for spec in (["-o", "%all"], ["-O", "all"]):
+        out = run(cluster, "sinfo", *spec).stdout.splitlines()
+        assert out[0] == SINFO_ALL_HEADER and len(out) == 2
+        assert out[1].startswith("up|(null)|4|0|") and out[1].endswith("|debug* |debug |all "
+                                                                       "|idle |Unknown |N/A |4 "
+                                                                       "|1 |1 ")
+    # -O reports a bad name as a "job" format error and goes on
+    p = run(cluster, "sinfo", "-O", "bogus,Partition:8")
+    assert p.stderr == "sinfo: error: Invalid job format specification: bogus\n"
+    assert p.stdout == "PARTITIO\ndebug*  \n"
+    # -o and -O share one string: the last wins, read as -O once -O was given
+    assert run(cluster, "sinfo", "-o", "%D", "-O", "Nodes:4").stdout == "NODE\n2   \n"
+    # -s wins over -N (one summary row per node) and over -R
+    out = run(cluster, "sinfo", "-s", "-N").stdout.splitlines()
+    assert out == ["PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T) NODELIST",
+                   "debug*       up   infinite          0/1/0/1 node1",
+                   "debug*       up   infinite          0/1/0/1 node2"]
+    assert run(cluster, "sinfo", "--usage").stdout == (
+        "Usage: sinfo [-abdelNRrsTv] [-i seconds] [-t states] [-p partition] [-n nodes]\n"
+        "             [-S fields] [-o format] [-O Format] [--federation] [--local]\n")
+
+
+def scontrol_err(cluster, *args, rc=1):
+    p = run(cluster, "scontrol", *args, rc=rc)
+    return p.stderr
+
+
+def test_scontrol_messages_as_slurm(cluster):
+    """scontrol's words and exit codes for bad input, as scontrol 22.05.8 prints them."""
+    held = sleeper(cluster, "held", hold=True)
+    done = cluster.submit(script="#!/bin/sh\ntrue\n", name="done")["job_id"]
+    cluster.wait_job(done, "COMPLETED")
+    upd = ["update", "JobId=%d" % held]
+    cases = [
+        (["TimeLimit=abc"], "scontrol: error: Invalid TimeLimit value\n", 1),
+        (["Priority=abc"], "scontrol: error: Invalid Priority value: abc\n", 1),
+        (["MinMemoryNode=abc"], "scontrol: error: Invalid MinMemoryNode value: abc\n", 1),
+        (["Requeue=abc"], "scontrol: error: Invalid Requeue value: abc\n", 1),
+        (["Shared=abc"], "scontrol: error: Invalid OverSubscribe value: abc\n", 1),
+        (["NumCPUs=abc"], "scontrol: error: Invalid numeric value \"abc\" for NumCPUs.\n"
+                          "scontrol: error: Invalid NumCPUs value: abc\n", 1),
+        (["NumNodes=abc"],
+         "scontrol: error: Invalid numeric value \"abc\" for requested node count.\n", 0),
+        (["StartTime=bogus"], "Invalid time specification (pos=0): bogus\nNo changes specified\n",
+         1),
+        (["MailType=bogus"], "Invalid MailType: bogus\n", 1),
+        (["Partition=nope"], "Invalid partition name specified for job %d\n" % held, 1),
+        (["Partition=debug,nope"], "Invalid partition name specified for job %d\n" % held, 1),
+    ]
+    for words, text, rc in cases:
+        assert scontrol_err(cluster, *(upd + words), rc=rc) == text, words
+    assert cluster.job(held)["partition"] == "debug"
+    assert scontrol_err(cluster, "update", "Bogus=1") == (
+        "No valid entity in update command\nInput line must include \"NodeName\", "
+        "\"PartitionName\", \"Reservation\", \"JobId\", or \"SlurmctldDebug\"\n")
+    assert scontrol_err(cluster, "update", "JobId=%d" % done, "TimeLimit=5") == (
+        "Job has already finished for job %d\n" % done)
+    # hold/release: one request per word, each failure with its slurm_suspend line
+    assert scontrol_err(cluster, "hold", str(done)) == (
+        "Job has already finished for job %d\nslurm_suspend error: Job has already finished\n"
+        % done)
+    assert scontrol_err(cluster, "hold", "abc", "99999") == (
+        "Invalid job id specified for job abc\nslurm_suspend error: Invalid job id specified\n"
+        "Invalid job id specified for job 99999\nslurm_suspend error: Invalid job id specified\n")
+    assert scontrol_err(cluster, "release", "99999,99998") == (
+        "Invalid job id specified for job 99999\nInvalid job id specified for job 99998\n"
+        "slurm_suspend error: Invalid job id specified\n")
+    assert scontrol_err(cluster, "hold") == "too few arguments for keyword:hold\n"
+    assert scontrol_err(cluster, "requeue") == "too few arguments for keyword:requeue\n"
+    assert scontrol_err(cluster, "requeue", str(held)) == (
+        "Job is pending execution for job %d\n" % held)
+    running = sleeper(cluster, "run", ntasks=2)
+    cluster.wait_job(running, "RUNNING")
+    assert scontrol_err(cluster, "hold", str(running), rc=0) == ""  # quietly, as 22.05
+    assert scontrol_err(cluster, "release", str(running), rc=0) == ""
+    text = run(cluster, "scontrol", "show", "job", str(running)).stdout
+    assert "   MinCPUsNode=1 " in text and " NumCPUs=2 NumTasks=2 " in text
+    # show job: one job or task only
+    p = run(cluster, "scontrol", "show", "job", "%d_9" % held, rc=1)
+    assert p.stdout == "Job %d_9 not found\n" % held and p.stderr == ""
+    for arg in ("%d,%d" % (held, done), "%d.0" % held, "%d_[1-2]" % held):
+        assert scontrol_err(cluster, "show", "job", arg) == (
+            "scontrol_print_job error: Invalid job id specified\n")
+    assert scontrol_err(cluster, "show", "job", "1", "2") == (
+        "too many arguments for keyword:show\n")

@@ -89,9 +89,16 @@ def test_test_only(cluster):
                     r"processors on nodes node\d in partition debug\n$", p.stderr), p.stderr
     assert p.stdout == ""
     assert job_ids(cluster) == before
+    # a job no node could ever hold: sbatch 22.05's two lines, exit 1
+    p = sbatch(cluster, "--test-only", "-n", "100", "--wrap=true", rc=1)
+    assert p.stderr == "allocation failure: Requested node configuration is not available\n"
+    p = sbatch(cluster, "--test-only", "-p", "nope", "--wrap=true", rc=1)
+    assert p.stderr == ("sbatch: error: invalid partition specified: nope\n"
+                        "allocation failure: Invalid partition name specified\n")
 
 
-# Bad scripts and options: Slurm's words, exit 1, and no job.
+# Bad scripts and options: Slurm's words, its exit code, and no job. sbatch 22.05
+# exits 255 (exit(-1)) for a bad option or option value, 1 for the rest.
 REJECTED = [
     (["nosheb.sh"], "echo hi\n",
      "sbatch: error: This does not look like a batch script.  The first\n"
@@ -102,13 +109,29 @@ REJECTED = [
      "sbatch: error: instead of expected UNIX line breaks (\\n).\n"),
     (["empty.sh"], "", "sbatch: error: Batch script is empty!\n"),
     (["badtime.sh"], "#!/bin/sh\n#SBATCH -t abc\ntrue\n",
-     re.compile(r"^sbatch: error: Invalid --time specification.*\n$")),
+     re.compile(r"^sbatch: error: Invalid --time specification.*\n$"), 255),
     (["bogus.sh"], "#!/bin/sh\n#SBATCH --bogus\ntrue\n",
      re.compile(r"^sbatch: unrecognized option '--bogus'.*\nTry \"sbatch --help\" for more "
-                r"information\n$")),
-    (["-t", "abc", "--wrap=true"], None, "sbatch: error: Invalid --time specification\n"),
+                r"information\n$"), 255),
+    (["-t", "abc", "--wrap=true"], None, "sbatch: error: Invalid --time specification\n", 255),
     (["--bogus", "--wrap=true"], None,
-     "sbatch: unrecognized option '--bogus'\nTry \"sbatch --help\" for more information\n"),
+     "sbatch: unrecognized option '--bogus'\nTry \"sbatch --help\" for more information\n", 255),
+    (["--mem=abc", "--wrap=true"], None, "sbatch: error: Invalid --mem specification\n", 255),
+    (["-J"], None,
+     "sbatch: option requires an argument -- 'J'\nTry \"sbatch --help\" for more information\n",
+     255),
+    (["-N", "2-1", "--wrap=true"], None,
+     "sbatch: error: Maximum node count 1 is less than minimum node count 2\n", 255),
+    (["--begin=bogus", "--wrap=true"], None,
+     "Invalid time specification (pos=0): bogus\nsbatch: error: Invalid --begin specification\n",
+     255),
+    (["-n", "0", "--wrap=true"], None,
+     "sbatch: error: Invalid numeric value \"0\" for --ntasks.\n"),
+    (["--gres=foo:1", "--wrap=true"], None,
+     "sbatch: error: Invalid generic resource (gres) specification\n"),
+    (["-p", "debug,nope", "--wrap=true"], None,
+     "sbatch: error: invalid partition specified: nope\n"
+     "sbatch: error: Batch job submission failed: Invalid partition name specified\n"),
     (["nonexist.sh"], None, "sbatch: error: Unable to open file nonexist.sh\n"),
     (["-p", "nope", "--wrap=true"], None,
      re.compile(r"^(sbatch: error: .*\n)?sbatch: error: Batch job submission failed: Invalid "
@@ -124,13 +147,13 @@ REJECTED = [
 ]
 
 
-@pytest.mark.parametrize("args,script,expected", REJECTED,
-                         ids=[" ".join(r[0]) for r in REJECTED])
-def test_rejected_creates_no_job(cluster, args, script, expected):
+@pytest.mark.parametrize("case", REJECTED, ids=[" ".join(r[0]) for r in REJECTED])
+def test_rejected_creates_no_job(cluster, case):
+    args, script, expected = case[:3]
     if script is not None:
         (cluster.work / args[0]).write_text(script)
     before = job_ids(cluster)
-    p = sbatch(cluster, *args, rc=1)
+    p = sbatch(cluster, *args, rc=case[3] if len(case) > 3 else 1)
     assert p.stdout == ""
     if isinstance(expected, str):
         assert p.stderr == expected
