@@ -727,6 +727,128 @@ size_t ctld_policy_filter(ctld_t *c, loom_sched_job_t *v, size_t n, size_t nslot
     return m;
 }
 
+/* ---- running jobs timed out by a usage limit ---------------------------------------------- */
+
+struct ctld_policy_usage {
+    policy_usage_t u;
+};
+
+/* Is any MaxTRESMins, GrpTRESMins or GrpWall set? */
+static bool policy_any_timeout_limit(const ctld_assoc_tree_t *t)
+{
+    if (t->usage_limits)
+        return true;
+    for (size_t i = 0; i < t->nqos; i++)
+        if (t->qos[i].max_tres_mins.n)
+            return true;
+    for (size_t i = 0; i < t->nassocs; i++)
+        if (t->assocs[i]->max_tres_mins.n)
+            return true;
+    return false;
+}
+
+ctld_policy_usage_t *ctld_policy_usage_new(ctld_t *c, int64_t now)
+{
+    const ctld_assoc_tree_t *t = ctld_assoc_tree(c);
+    unsigned enf = c->conf->accounting_storage_enforce;
+    if (!t || !(enf & LOOM_ENFORCE_LIMITS) || (enf & LOOM_ENFORCE_SAFE) ||
+        !policy_any_timeout_limit(t))
+        return NULL;
+    ctld_policy_usage_t *pu = loom_xcalloc(1, sizeof(*pu));
+    policy_usage_init(&pu->u, t);
+    pu->u.now = now;
+    pu->u.enforce = enf;
+    if (t->usage_limits)
+        ctld_fairshare_usage_each(c, policy_usage_fs, &pu->u);
+    return pu;
+}
+
+void ctld_policy_usage_free(ctld_policy_usage_t *pu)
+{
+    if (!pu)
+        return;
+    policy_usage_free(&pu->u);
+    free(pu);
+}
+
+/* The first TRES of lim that usage (minutes) reached; skip those in over. */
+static const char *policy_reached(const ctld_tres_t *lim, const ctld_tres_t *mins,
+                                  const ctld_tres_t *over)
+{
+    for (size_t i = 0; i < lim->n; i++)
+        if (!policy_taken(over, lim->it[i].name) &&
+            policy_pos(ctld_tres_get(mins, lim->it[i].name)) >= lim->it[i].v)
+            return lim->it[i].name;
+    return NULL;
+}
+
+static void policy_used_mins(const ctld_policy_use_t *u, ctld_tres_t *out)
+{
+    *out = (ctld_tres_t){0};
+    for (size_t i = 0; u && i < u->used_secs.n; i++)
+        ctld_tres_add(out, u->used_secs.it[i].name, policy_pos(u->used_secs.it[i].v) / 60);
+}
+
+/* One QOS's limits, as slurmctld's _qos_job_time_out; o: the QOS before it. */
+static const char *policy_qos_time_out(const ctld_qos_t *q, const ctld_qos_t *o,
+                                       const ctld_policy_use_t *use, const ctld_tres_t *job_mins)
+{
+    ctld_tres_t used;
+    policy_used_mins(use, &used);
+    if (policy_reached(&q->grp_tres_mins, &used, policy_o(o, offsetof(ctld_qos_t, grp_tres_mins))))
+        return "GrpTRESMins";
+    if (q->grp_wall >= 0 && POLICY_OPEN(o, grp_wall) &&
+        (use ? policy_pos(use->wall_secs) / 60 : 0) >= q->grp_wall)
+        return "GrpWall";
+    if (policy_reached(&q->max_tres_mins, job_mins,
+                       policy_o(o, offsetof(ctld_qos_t, max_tres_mins))))
+        return "MaxTRESMins";
+    return NULL;
+}
+
+/* The associations' limits: up the tree, the root's excepted (as slurmctld). */
+static const char *policy_assoc_time_out(const ctld_assoc_t *a, const ctld_qos_t *const *qs,
+                                         const policy_usage_t *u, const ctld_tres_t *job_mins)
+{
+    ctld_tres_t over_grp, over_max, used;
+    policy_union_q(qs[0], qs[1], offsetof(ctld_qos_t, grp_tres_mins), &over_grp);
+    policy_union_q(qs[0], qs[1], offsetof(ctld_qos_t, max_tres_mins), &over_max);
+    bool qos_wall = (qs[0] && qs[0]->grp_wall >= 0) || (qs[1] && qs[1]->grp_wall >= 0);
+    for (int depth = 0; a && a->parent && depth < 256; a = a->parent, depth++) {
+        const ctld_policy_use_t *use = u->assoc[a->idx];
+        policy_used_mins(use, &used);
+        if (policy_reached(&a->grp_tres_mins, &used, &over_grp))
+            return "GrpTRESMins";
+        if (!qos_wall && a->grp_wall >= 0 &&
+            (use ? policy_pos(use->wall_secs) / 60 : 0) >= a->grp_wall)
+            return "GrpWall";
+        if (depth == 0 && policy_reached(&a->max_tres_mins, job_mins, &over_max))
+            return "MaxTRESMins";
+    }
+    return NULL;
+}
+
+const char *ctld_policy_time_out(ctld_policy_usage_t *pu, const ctld_job_t *job, int64_t now)
+{
+    if (!pu || loom_job_base(job->state) != LOOM_JOB_RUNNING || job->start_time <= 0)
+        return NULL;
+    policy_usage_t *u = &pu->u;
+    const ctld_qos_t *qs[2];
+    policy_qos_pair(u->t, job, qs);
+    ctld_tres_t tres, job_mins = {0};
+    ctld_policy_job_tres(job, &tres);
+    int64_t elapsed = now > job->start_time ? (now - job->start_time) / 60 : 0;
+    for (size_t i = 0; i < tres.n; i++)
+        ctld_tres_add(&job_mins, tres.it[i].name, policy_sat_mul(tres.it[i].v, elapsed));
+    const char *why = NULL;
+    for (size_t k = 0; !why && k < 2; k++)
+        if (qs[k])
+            why = policy_qos_time_out(qs[k], k ? qs[0] : NULL, u->qos[qs[k]->idx], &job_mins);
+    if (!why)
+        why = policy_assoc_time_out(policy_assoc_of(u->t, job), qs, u, &job_mins);
+    return why;
+}
+
 /* ---- submission ------------------------------------------------------------------------ */
 
 /* Slurm's choice of a QOS when the job names none. */

@@ -36,8 +36,11 @@
  * the limit. With "safe" it also waits unless its time limit x TRES plus
  * what the running jobs may still use (to their time limits) fits in what is
  * left, and unless used wall + its time limit fits GrpWall. GrpTRESRunMins:
- * the running jobs' remaining TRES-minutes plus the job's. Running jobs are
- * never ended by these limits here (slurmctld times them out).
+ * the running jobs' remaining TRES-minutes plus the job's. Without "safe" a
+ * running job is timed out (TIMEOUT, reason TimeLimit) once its QOS's or
+ * association's GrpTRESMins / GrpWall usage reached the limit, or its own
+ * elapsed minutes x TRES reached MaxTRESMins (ctld_policy_time_out, called
+ * with the time limits in job_ops.c); with "safe" it runs to its limit.
  *
  * At submission, when either QOS has DenyOnLimit (or the job has none), a
  * job whose time limit x TRES passes a GrpTRESMins, GrpTRESRunMins or
@@ -49,7 +52,8 @@
  * ctld_policy_qos_order.
  *
  * Entry points: ctld_policy_submit, ctld_policy_update, ctld_policy_filter, ctld_policy_qos_norm,
- * ctld_policy_check, ctld_policy_qos_order, ctld_policy_job_tres.
+ * ctld_policy_check, ctld_policy_qos_order, ctld_policy_job_tres, ctld_policy_usage_new,
+ * ctld_policy_time_out, ctld_policy_usage_free.
  */
 #ifndef LOOM_CTLD_ASSOC_POLICY_H
 #define LOOM_CTLD_ASSOC_POLICY_H
@@ -105,6 +109,15 @@ int ctld_policy_update(ctld_t *c, const ctld_job_t *job, bool admin, loom_err_t 
  * limit, setting their reasons when set_reason; returns the new count.
  * Entries of one offer share a slot (< nslots). */
 size_t ctld_policy_filter(ctld_t *c, loom_sched_job_t *v, size_t n, size_t nslots, bool set_reason);
+/* Running jobs over a usage limit (slurmctld's acct_policy_job_time_out):
+ * usage gathered once (NULL when nothing can time a job out: no "limits",
+ * "safe" set, or no GrpTRESMins / GrpWall / MaxTRESMins), then per job the
+ * limit it reached ("GrpTRESMins", "GrpWall", "MaxTRESMins"), or NULL. */
+typedef struct ctld_policy_usage ctld_policy_usage_t;
+ctld_policy_usage_t *ctld_policy_usage_new(ctld_t *c, int64_t now);
+const char *ctld_policy_time_out(ctld_policy_usage_t *pu, const ctld_job_t *job, int64_t now);
+void ctld_policy_usage_free(ctld_policy_usage_t *pu);
+
 /* The job's QOS priority over the largest QOS priority, in [0, 1]. */
 double ctld_policy_qos_norm(const ctld_t *c, const ctld_job_t *job);
 

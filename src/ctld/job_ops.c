@@ -4,6 +4,7 @@
 #include "common/jobstate.h"
 #include "common/log.h"
 #include "common/proto.h"
+#include "ctld/assoc_policy.h"
 #include "ctld/job_depend.h"
 #include "ctld/job_mgr.h"
 #include "ctld/job_state.h"
@@ -259,13 +260,18 @@ int ctld_job_launch_failed(ctld_t *c, ctld_job_t *job, const char *why)
 static void ops_time_limits(ctld_t *c, int64_t now)
 {
     int64_t grace = c->conf->over_time_limit > 0 ? c->conf->over_time_limit * 60 : 0;
+    ctld_policy_usage_t *pu = ctld_policy_usage_new(c, now); /* usage limits (assoc_policy.h) */
     for (size_t i = c->jobs_running.n; i-- > 0;) {
         ctld_job_t *job = c->jobs_running.v[i];
-        if (loom_job_base(job->state) != LOOM_JOB_RUNNING || job->time_limit < 0)
+        if (loom_job_base(job->state) != LOOM_JOB_RUNNING)
             continue;
-        if (now < job->start_time + job->time_limit * 60 + grace)
+        const char *over = ctld_policy_time_out(pu, job, now);
+        if (!over && (job->time_limit < 0 || now < job->start_time + job->time_limit * 60 + grace))
             continue;
-        loom_info("job %u reached its time limit", job->id);
+        if (over)
+            loom_info("job %u timed out: its association or QOS reached %s", job->id, over);
+        else
+            loom_info("job %u reached its time limit", job->id);
         if (ops_end(c, job, LOOM_JOB_EV_TIME_LIMIT, 0, now, "TimeLimit", NULL) < 0)
             continue;
         if (job->launch_sent)
@@ -273,6 +279,7 @@ static void ops_time_limits(ctld_t *c, int64_t now)
         else
             ops_epilog_done(c, job, 0, false);
     }
+    ctld_policy_usage_free(pu);
 }
 
 /* Ended jobs whose node has not confirmed: ask again. */

@@ -40,16 +40,18 @@ def submit(a, *args):
 
 
 def test_grp_tres_mins_used_up(acct):
-    """Without safe a job starts while usage is under GrpTRESMins; once the
-    decayed usage reached it the next one waits (AssocGrpCPUMinutesLimit),
-    and runs when the limit is raised."""
+    """Without safe a job starts while usage is under GrpTRESMins and is
+    timed out once the decayed usage reached it (as slurmctld does); the
+    next one waits (AssocGrpCPUMinutesLimit) and runs when the limit is
+    raised."""
     a = acct()
     a.mgr("add", "account", "phys", "grptresmins=cpu=1")
     a.add_user("phys")
     a.c.start()
     gen = a.wait_loaded()
-    big = submit(a, "-n", "8", "-t", "1", "--wrap=sleep 8")
-    a.c.wait_job(big, "COMPLETED", timeout=90)
+    big = submit(a, "-n", "8", "-t", "5", "--wrap=sleep 300")
+    rec = a.c.wait_job(big, "TIMEOUT", timeout=90)
+    assert rec["reason"] == "TimeLimit"
     small = submit(a, "-n", "1", "-t", "1", "--wrap=sleep 300")
     a.c.wait_for(lambda: a.reason(small) == "AssocGrpCPUMinutesLimit",
                  "AssocGrpCPUMinutesLimit", timeout=60)
@@ -91,7 +93,7 @@ def test_safe_grp_tres_mins(acct):
     a.mgr("add", "account", "phys", "grptresmins=cpu=100")
     a.add_user("phys")
     a.c.start()
-    a.wait_loaded()
+    gen = a.wait_loaded()
     never = submit(a, "-n", "2", "-t", "60", "--wrap=true")
     a.c.wait_for(lambda: a.reason(never) == "AssocGrpCPUMinutesLimit", "the job alone too big")
     first = submit(a, "-n", "1", "-t", "60", "--wrap=sleep 300")
@@ -102,6 +104,13 @@ def test_safe_grp_tres_mins(acct):
     a.c.run("scancel", str(first), check=True)
     a.c.wait_job(second, "RUNNING")
     assert a.c.job(never)["state"][0] == "PENDING"
+    # A limit lowered under a running job: with safe it runs on (slurmctld
+    # times jobs out only without safe); new jobs wait.
+    a.mgr("modify", "account", "phys", "set", "grptresmins=cpu=0")
+    a.wait_loaded(gen)
+    late = submit(a, "-n", "1", "-t", "1", "--wrap=true")
+    a.c.wait_for(lambda: a.reason(late) == "AssocGrpCPUMinutesLimit", "the lowered limit")
+    assert a.c.job(second)["state"][0] == "RUNNING"
 
 
 def test_grp_wall_safe(acct):
