@@ -41,7 +41,8 @@ typedef struct {
     bool all, allocs, json, helpformat, duplicates;
     sacct_item_t items[128];
     size_t nitems;
-    loom_strv_t steps; /* "job.step" ids asked for with -j */
+    loom_strv_t steps;    /* "job.step" ids asked for with -j */
+    loom_sbuf_t jobs_all; /* every -j list, comma-joined (sacct 22.05 adds them up) */
     loom_sbuf_t out;
     int argc;
     char **argv;
@@ -388,14 +389,17 @@ static int sacct_opts(sacct_t *s, int argc, char **argv)
                                        {"units", required_argument, NULL, OPT_UNITS},
                                        {"noconvert", no_argument, NULL, OPT_NOCONVERT},
                                        {"duplicates", no_argument, NULL, 'D'},
+                                       {"clusters", required_argument, NULL, 'M'},
+                                       {"allclusters", no_argument, NULL, 'L'},
                                        {"version", no_argument, NULL, 'V'},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "j:u:aA:S:E:s:Xo:pPnblr:eVhvDLM:", lo, NULL)) != -1) {
         switch (c) {
-        case 'j':
-            s->jobs = optarg;
+        case 'j': /* submitit asks "sacct ... -j 12 -j 13" */
+            loom_sbuf_addf(&s->jobs_all, "%s%s", s->jobs_all.len ? "," : "", optarg);
+            s->jobs = loom_sbuf_str(&s->jobs_all);
             break;
         case 'u':
             s->users = optarg;
@@ -451,11 +455,11 @@ static int sacct_opts(sacct_t *s, int argc, char **argv)
         case OPT_DELIM:
             s->pf.delim = optarg;
             break;
-        case OPT_UNITS:
-        case OPT_NOCONVERT:
         case 'D':
             s->duplicates = true;
             break;
+        case OPT_UNITS:
+        case OPT_NOCONVERT:
         case 'v':
         case 'L':
         case 'M':
@@ -475,7 +479,11 @@ static int sacct_opts(sacct_t *s, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    sacct_t s = {.pf = {.delim = "|"}, .out = LOOM_SBUF_INIT, .argc = argc, .argv = argv};
+    sacct_t s = {.pf = {.delim = "|"},
+                 .out = LOOM_SBUF_INIT,
+                 .jobs_all = LOOM_SBUF_INIT,
+                 .argc = argc,
+                 .argv = argv};
     loom_cli_init(&s.cli, "sacct");
     int rc = sacct_opts(&s, argc, argv);
     json_t *jobs = NULL;
@@ -496,6 +504,7 @@ int main(int argc, char **argv)
     loom_sbuf_free(&s.out);
     json_decref(jobs);
     loom_strv_free(&s.steps);
+    loom_sbuf_free(&s.jobs_all);
     loom_rpc_close(s.rpc);
     loom_cli_fini(&s.cli);
     return rc ? s.cli.exit_error : 0;

@@ -76,7 +76,14 @@ SF_JOB_STR(sf_constraints, "features")
 SF_JOB_STR(sf_reservation, "reservation")
 SF_JOB_STR(sf_flags, "flags")
 SF_JOB_STR(sf_submitline, "submit_line")
-SF_ANY_STR(sf_nodelist, "nodes")
+
+/* A job that never got nodes (pending, cancelled while pending) reads "None
+ * assigned", as slurmdbd 22.05 records it (submitit parses NodeList). */
+static void sf_nodelist(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    const char *s = loom_js(sf_src(r), "nodes");
+    loom_sbuf_add(out, s && *s ? s : "None assigned");
+}
 
 /* By the name before '=': "gres/gpu" before "gres/gpu:h100". */
 static int sf_tres_cmp(const void *a, const void *b)

@@ -50,7 +50,9 @@ typedef struct sbatch {
     char *script_path;  /* absolute path of the script file; NULL for stdin and --wrap */
     const char *source; /* "wrap", "stdin" or the file name as given (for messages) */
     int first_arg;      /* index of the script argument in argv */
-    int usage_rc;       /* exit status of an option error: 255, as sbatch 22.05 exits */
+    /* -M: the cluster it goes to (its ClusterName), printed after the job id */
+    const char *cluster;
+    int usage_rc; /* exit status of an option error: 255, as sbatch 22.05 exits */
 } sbatch_t;
 
 /* sbatch 22.05 exits 255 (exit(-1)) when an option's value or the command
@@ -300,9 +302,11 @@ static int sbatch_submit(sbatch_t *sb, int64_t *job_id)
     } else {
         *job_id = loom_ji(reply, "job_id", 0);
         if (sb->opt.parsable)
-            printf("%lld\n", (long long)*job_id);
+            printf("%lld%s%s\n", (long long)*job_id, sb->cluster ? ";" : "",
+                   sb->cluster ? sb->cluster : "");
         else if (!sb->opt.quiet)
-            printf("Submitted batch job %lld\n", (long long)*job_id);
+            printf("Submitted batch job %lld%s%s\n", (long long)*job_id,
+                   sb->cluster ? " on cluster " : "", sb->cluster ? sb->cluster : "");
         fflush(stdout);
     }
     json_decref(reply);
@@ -359,6 +363,30 @@ static int sbatch_wait(sbatch_t *sb, int64_t job_id)
 
 /* ---- main ------------------------------------------------------------------ */
 
+/* -M/--clusters: this controller's ClusterName (or "all") must be among the
+ * names; sbatch 22.05 then names the cluster after the job id ("12;loom" with
+ * --parsable, which snakemake and dask-jobqueue cut at ';'). */
+static int sbatch_cluster(sbatch_t *sb)
+{
+    if (!sb->opt.clusters)
+        return 0;
+    loom_err_t err = {0};
+    const loom_conf_t *conf = loom_cli_conf(&sb->cli, &err);
+    const char *me = conf && conf->cluster_name ? conf->cluster_name : "";
+    loom_strv_t names = LOOM_STRV_INIT;
+    loom_strv_split(&names, sb->opt.clusters, ",");
+    for (size_t i = 0; i < names.n && !sb->cluster; i++)
+        if (!strcasecmp(names.v[i], me) || !strcasecmp(names.v[i], "all"))
+            sb->cluster = me;
+    loom_strv_free(&names);
+    if (!sb->cluster)
+        loom_cli_error(&sb->cli,
+                       "'%s' can't be reached now, or it is an invalid entry for --cluster.  Use "
+                       "'sacctmgr list clusters' to see available clusters.",
+                       sb->opt.clusters);
+    return sb->cluster ? 0 : -1;
+}
+
 static int sbatch_prepare(sbatch_t *sb, int argc, char **argv)
 {
     loom_err_t err = {0};
@@ -370,7 +398,7 @@ static int sbatch_prepare(sbatch_t *sb, int argc, char **argv)
         return 0;
     loom_cli_set_verbosity(&sb->cli, sb->opt.verbose, sb->opt.quiet > 0);
     if (sbatch_read_script(sb, argc, argv) < 0 || sbatch_check_script(sb) < 0 ||
-        sbatch_options(sb, argc, argv) < 0)
+        sbatch_options(sb, argc, argv) < 0 || sbatch_cluster(sb) < 0)
         return -1;
     loom_cli_set_verbosity(&sb->cli, sb->opt.verbose, sb->opt.quiet > 0);
     return 1;

@@ -239,18 +239,30 @@ static int scontrol_options(loom_scontrol_t *sc, int argc, char **argv)
     return 1;
 }
 
-/* "scontrol show job 5 --json": options may follow the command words. */
+/* A word of bundled -d/-o flags after the command words ("-dd", "-do");
+ * false for anything else. */
+static bool scontrol_late_flags(loom_scontrol_t *sc, const char *word)
+{
+    if (word[0] != '-' || !word[1] || strspn(word + 1, "do") != strlen(word + 1))
+        return false;
+    sc->details |= strchr(word, 'd') != NULL;
+    sc->oneliner |= strchr(word, 'o') != NULL;
+    return true;
+}
+
+/* "scontrol show job 5 --json", "scontrol show jobid -dd 5" (snakemake):
+ * options may follow the command words, as getopt lets them in Slurm's. */
 static int scontrol_strip_late_options(loom_scontrol_t *sc, int *n, char **w)
 {
     int k = 0;
     for (int i = 0; i < *n; i++) {
         if (strcmp(w[i], "--json") == 0)
             sc->json = true;
-        else if (strcmp(w[i], "-d") == 0 || strcmp(w[i], "--details") == 0)
+        else if (strcmp(w[i], "--details") == 0)
             sc->details = true;
-        else if (strcmp(w[i], "-o") == 0 || strcmp(w[i], "--oneliner") == 0)
+        else if (strcmp(w[i], "--oneliner") == 0)
             sc->oneliner = true;
-        else
+        else if (!scontrol_late_flags(sc, w[i]))
             w[k++] = w[i];
     }
     *n = k;

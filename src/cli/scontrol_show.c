@@ -1100,8 +1100,8 @@ int loom_scontrol_show(loom_scontrol_t *sc, int n, char **w)
         fprintf(stderr, "too many arguments for keyword:show\n");
         return sc->cli.exit_error;
     }
-    if (loom_scontrol_word_is(what, "jobs", 1))
-        return show_jobs(sc, arg);
+    if (loom_scontrol_word_is(what, "jobs", 1) || loom_scontrol_word_is(what, "jobid", 1))
+        return show_jobs(sc, arg); /* 'show jobid N' as snakemake's slurm executor asks */
     if (loom_scontrol_word_is(what, "steps", 2))
         return show_steps(sc, arg);
     if (loom_scontrol_word_is(what, "nodes", 1))

@@ -53,7 +53,7 @@ void loom_jobopt_free(loom_jobopt_t *o)
         &o->hint,          &o->cpu_bind,
         &o->mem_bind,      &o->gpu_bind,
         &o->array,         &o->mpi,
-        &o->kill_cmd,
+        &o->kill_cmd,      &o->clusters,
     };
     for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
         free(*strs[i]);

@@ -105,6 +105,7 @@ typedef struct loom_jobopt {
     /* Names and accounting. */
     char *job_name, *partition, *account, *qos, *reservation, *wckey, *comment;
     char *licenses, *dependency, *mail_user, *chdir, *prefer, *export_env;
+    char *clusters;     /* -M/--clusters list as given (sbatch names the one it submits to) */
     uint32_t mail_type; /* LOOM_MAIL_* */
 
     /* I/O patterns (CLI_SPEC §1.1); "none" is stored as "/dev/null". */
