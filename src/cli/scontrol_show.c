@@ -19,6 +19,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,7 +150,14 @@ static void show_job_times(show_rec_t *r, const json_t *j, time_t now)
     show_addf(r, " ");
     show_date(r, "EligibleTime", (time_t)loom_ji(j, "eligible_time", 0), "Unknown");
     show_eol(r);
-    show_date(r, "AccrueTime", (time_t)loom_ji(j, "accrue_time", 0), "Unknown");
+    /* Without the controller's accrue time: a job accrues from its eligible
+     * time unless it is held (slurmctld 22.05 shows that time for a job that
+     * ran or waits with a priority). */
+    int64_t elig = loom_ji(j, "eligible_time", 0), accrue = loom_ji(j, "accrue_time", 0);
+    if (!loom_jhas(j, "accrue_time") && elig > 0 && elig <= (int64_t)now &&
+        (loom_ji(j, "priority", 0) > 0 || loom_ji(j, "start_time", 0) > 0))
+        accrue = elig;
+    show_date(r, "AccrueTime", (time_t)accrue, "Unknown");
     show_eol(r);
     int64_t start = loom_ji(j, "start_time", 0), end = loom_ji(j, "end_time", 0);
     if (end <= 0 && start > 0 && limit >= 0)
@@ -637,10 +645,11 @@ static void show_node_addr(const loom_scontrol_t *sc, show_rec_t *r, const json_
               show_str(n, "hostname", cfg ? cfg->hostname : name));
     int64_t port = loom_ji(n, "port", cfg ? cfg->port : 0);
     const loom_conf_t *conf = sc->cli.conf;
-    if (conf && port > 0 && port != conf->slurmd_port)
+    bool own_port = conf && port > 0 && port != conf->slurmd_port;
+    if (own_port) /* "Port=9 " alone, "Port=9 Version=22.05.8" with a version */
         show_addf(r, " Port=%lld ", (long long)port);
     if (loom_js(n, "version"))
-        show_addf(r, " Version=%s", loom_js(n, "version"));
+        show_addf(r, "%sVersion=%s", own_port ? "" : " ", loom_js(n, "version"));
     show_eol(r);
     if (loom_js(n, "os")) {
         show_addf(r, "OS=%s ", loom_js(n, "os"));
@@ -1015,6 +1024,52 @@ static int show_partitions(loom_scontrol_t *sc, const char *arg)
 
 /* ---- show config, hostnames ----------------------------------------------- */
 
+/* A value as scontrol 22.05.8 (Debian's build) prints it where Loom's text
+ * differs: user names with their uid, a few unset values, the node count. */
+static const char *show_config_value(const loom_scontrol_t *sc, const char *k, const char *v,
+                                     char *buf, size_t len)
+{
+    static const char *const unset[][2] = {{"CpuFreqDef", "Unknown"},
+                                           {"TaskPluginParam", "(null type)"},
+                                           {"PowerPlugin", ""},
+                                           {"PluginDir", "/usr/lib/x86_64-linux-gnu/slurm-wlm"}};
+    if ((!strcmp(k, "SlurmUser") || !strcmp(k, "SlurmdUser")) && !strchr(v, '(')) {
+        struct passwd *pw = getpwnam(v);
+        if (pw) {
+            snprintf(buf, len, "%s(%u)", v, (unsigned)pw->pw_uid);
+            return buf;
+        }
+    }
+    if (!strcmp(k, "MaxNodeCount") && !strcmp(v, "(null)") && sc->cli.conf) {
+        snprintf(buf, len, "%zu", sc->cli.conf->n_nodes);
+        return buf;
+    }
+    for (size_t i = 0; i < sizeof(unset) / sizeof(unset[0]); i++)
+        if (!strcmp(k, unset[i][0]) && !strcmp(v, "(null)"))
+            return unset[i][1];
+    return v;
+}
+
+/* One "Key = Value" line in scontrol 22.05's order: SLURM_CONF and
+ * SLURM_VERSION after SlurmctldPlugstack, HASH_VAL after GroupUpdateTime,
+ * MULTIPLE_SLURMD (Debian builds with it) after MpiParams. */
+static void show_config_line(const loom_scontrol_t *sc, const char *k, const char *v,
+                             loom_sbuf_t *held, loom_sbuf_t *out)
+{
+    char buf[320];
+    bool late = !strcmp(k, "SLURM_CONF") || !strcmp(k, "SLURM_VERSION");
+    loom_sbuf_addf(late ? held : out, "%-23s = %s\n", k,
+                   show_config_value(sc, k, v, buf, sizeof(buf)));
+    if (!strcmp(k, "GroupUpdateTime"))
+        loom_sbuf_addf(out, "%-23s = %s\n", "HASH_VAL", "Match");
+    else if (!strcmp(k, "MpiParams"))
+        loom_sbuf_addf(out, "%-23s = %s\n", "MULTIPLE_SLURMD", "Yes");
+    else if (!strcmp(k, "SlurmctldPlugstack")) {
+        loom_sbuf_add(out, loom_sbuf_str(held));
+        loom_sbuf_reset(held);
+    }
+}
+
 static int show_config(loom_scontrol_t *sc)
 {
     json_t *reply = NULL;
@@ -1033,12 +1088,15 @@ static int show_config(loom_scontrol_t *sc)
     size_t i;
     json_t *kv;
     if (json_array_size(pairs)) {
+        loom_sbuf_t held = LOOM_SBUF_INIT; /* SLURM_CONF, SLURM_VERSION: printed later */
         json_array_foreach(pairs, i, kv)
         {
             const char *k = json_string_value(json_array_get(kv, 0));
             const char *v = json_string_value(json_array_get(kv, 1));
-            loom_sbuf_addf(&out, "%-23s = %s\n", k ? k : "", v ? v : "(null)");
+            show_config_line(sc, k ? k : "", v ? v : "(null)", &held, &out);
         }
+        loom_sbuf_add(&out, loom_sbuf_str(&held));
+        loom_sbuf_free(&held);
     } else if (sc->cli.conf) {
         loom_conf_print(sc->cli.conf, &out);
     }

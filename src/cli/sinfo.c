@@ -18,6 +18,7 @@
 #include "common/xalloc.h"
 
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,9 @@
 #define SINFO_FMT_NODE_L   "%#N %.6D %#P %.11T %4c %.8z %.6m %.8d %.6w %.8f %20E"
 #define SINFO_FMT_REASON   "%20E %9u %19H %N"
 #define SINFO_FMT_REASON_L "%20E %12U %19H %6t %N"
+/* -t drained / -t draining: the DRAIN flag on a node without / with jobs */
+#define SINFO_WANT_DRAINED  UINT32_MAX
+#define SINFO_WANT_DRAINING (UINT32_MAX - 1)
 /* -o %all (and -O all): every field, lower case letters first, as sinfo 22.05 lists them */
 #define SINFO_FMT_ALL                                                                              \
     "%a|%b|%c|%d|%e|%f|%g|%h|%l|%m|%n|%o|%p|%r|%s|%t|%u|%v|%w|%z|%A |%B |%C |%D |%E |%F |%G |"     \
@@ -106,7 +110,10 @@ static int sinfo_add_states(sinfo_t *s, const char *list)
         uint32_t st;
         if (strcasecmp(v.v[i], "all") == 0)
             continue;
-        if (loom_node_state_parse(v.v[i], &st, NULL) < 0) {
+        if (!strcasecmp(v.v[i], "drained") || !strcasecmp(v.v[i], "draining") ||
+            !strcasecmp(v.v[i], "drng"))
+            st = strcasecmp(v.v[i], "drained") == 0 ? SINFO_WANT_DRAINED : SINFO_WANT_DRAINING;
+        else if (loom_node_state_parse(v.v[i], &st, NULL) < 0) {
             loom_cli_error(&s->cli, "Bad state string: \"%s\"", v.v[i]);
             loom_cli_error(&s->cli, "valid states: unknown,down,idle,allocated,?,mixed,future,"
                                     "drain,drained,draining,no_respond,reserved,perfctrs,"
@@ -375,10 +382,26 @@ static bool sinfo_state_match(const sinfo_t *s, uint32_t st)
 {
     if (!s->o.n_states)
         return true;
+    uint32_t base = loom_node_base(st);
+    bool busy =
+        base == LOOM_NODE_ALLOCATED || base == LOOM_NODE_MIXED || (st & LOOM_NODE_F_COMPLETING);
     for (size_t i = 0; i < s->o.n_states; i++) {
         uint32_t want = s->o.states[i], flags = want & ~LOOM_NODE_STATE_BASE;
-        if (flags ? (st & flags) == flags : loom_node_base(st) == loom_node_base(want))
+        if (want == SINFO_WANT_DRAINED || want == SINFO_WANT_DRAINING) {
+            if ((st & LOOM_NODE_F_DRAIN) && busy == (want == SINFO_WANT_DRAINING))
+                return true;
+        } else if (flags) {
+            if ((st & flags) == flags)
+                return true;
+        } else if (loom_node_base(want) == LOOM_NODE_ALLOCATED) {
+            if (base == LOOM_NODE_ALLOCATED || base == LOOM_NODE_MIXED)
+                return true; /* slurmctld reports a mixed node as allocated */
+        } else if (loom_node_base(want) == LOOM_NODE_MIXED) {
+            if (base == LOOM_NODE_MIXED && !(st & LOOM_NODE_F_DRAIN))
+                return true;
+        } else if (base == loom_node_base(want)) {
             return true;
+        }
     }
     return false;
 }

@@ -479,10 +479,10 @@ static void fields_nodes_aiot(const loom_sinfo_row_t *r, bool with_ot, loom_sbuf
     size_t a = 0, i = 0, o = 0;
     for (size_t k = 0; k < r->n; k++) {
         uint32_t st = r->nodes[k]->state;
-        if (fields_other(st))
-            o++;
-        else if (fields_busy(st))
+        if (fields_busy(st)) /* a draining node with jobs counts as allocated (sinfo 22.05) */
             a++;
+        else if (fields_other(st))
+            o++;
         else
             i++;
     }

@@ -314,3 +314,49 @@ def test_scontrol_messages_as_slurm(cluster):
             "scontrol_print_job error: Invalid job id specified\n")
     assert scontrol_err(cluster, "show", "job", "1", "2") == (
         "too many arguments for keyword:show\n")
+
+
+def test_scontrol_config_node_and_accrue_as_slurm(cluster):
+    conf = run(cluster, "scontrol", "show", "config").stdout.splitlines()
+    keys = [l.split(" = ")[0].rstrip() for l in conf if " = " in l]
+    # scontrol 22.05.8's order and words (Debian's build prints MULTIPLE_SLURMD)
+    assert keys[keys.index("GroupUpdateTime") + 1] == "HASH_VAL"
+    assert keys[keys.index("MpiParams") + 1] == "MULTIPLE_SLURMD"
+    at = keys.index("SlurmctldPlugstack")
+    assert keys[at + 1:at + 3] == ["SLURM_CONF", "SLURM_VERSION"]
+    assert "SlurmUser               = %s(%d)" % (cluster.user, os.getuid()) in conf
+    assert "TaskPluginParam         = (null type)" in conf
+    assert "MaxNodeCount            = 2" in conf
+    # a node on its own port: "Port=N Version=V", one blank
+    text = run(cluster, "scontrol", "show", "node", "node1").stdout
+    assert re.search(r"\n   NodeAddr=127\.0\.0\.1 NodeHostName=localhost Port=\d+ "
+                     r"Version=22\.05\.8\n", text), text
+    a = sleeper(cluster, "accr")
+    cluster.wait_job(a, "RUNNING")
+    text = run(cluster, "scontrol", "show", "job", str(a)).stdout
+    sub = re.search(r"SubmitTime=(\S+) EligibleTime=(\S+)", text)
+    assert sub.group(1) == sub.group(2)
+    assert "\n   AccrueTime=%s\n" % sub.group(1) in text
+    held = sleeper(cluster, "accr2", hold=True)
+    assert "\n   AccrueTime=Unknown\n" in run(cluster, "scontrol", "show", "job", str(held)).stdout
+
+
+def test_sinfo_drain_states_as_slurm(cluster):
+    a = sleeper(cluster, "busy", ntasks=1)
+    cluster.wait_job(a, "RUNNING")
+    node = cluster.job(a)["nodes"]
+    other = "node2" if node == "node1" else "node1"
+    run(cluster, "scontrol", "update", "NodeName=%s" % node, "State=DRAIN", "Reason=x")
+    run(cluster, "scontrol", "update", "NodeName=%s" % other, "State=DRAIN", "Reason=y")
+    cluster.wait_for(lambda: all("DRAIN" in n["state"] for n in cluster.nodes().values()),
+                     "both drained")
+    q = lambda t: run(cluster, "sinfo", "-h", "-t", t, "-o", "%N %t %F").stdout
+    # sinfo 22.05.8: a draining node (jobs on it) counts as allocated, matches -t alloc,
+    # drain, draining, drng but not mix or drained; an idle drained node idle, drain, drained
+    for t in ("alloc", "draining", "drng"):
+        assert q(t) == "%s drng 1/0/0/1\n" % node, t
+    for t in ("drained", "idle"):
+        assert q(t) == "%s drain 0/0/1/1\n" % other, t
+    assert q("mix") == ""
+    assert sorted(q("drain").splitlines()) == sorted(["%s drng 1/0/0/1" % node,
+                                                      "%s drain 0/0/1/1" % other])
