@@ -832,6 +832,15 @@ static bool squeue_lean(const squeue_t *q)
     return true;
 }
 
+/* The master ids of -j's ids, for job.info: the filtering by task stays here. */
+static json_t *squeue_job_ids(const squeue_t *q)
+{
+    json_t *ids = json_array();
+    for (size_t i = 0; i < q->o.n_jobs; i++)
+        json_array_append_new(ids, json_integer(q->o.jobs[i].job_id));
+    return ids;
+}
+
 static int squeue_fetch(squeue_t *q, json_t **jobs)
 {
     json_t *body = json_pack("{s:b}", "steps", q->o.steps), *reply = NULL;
@@ -844,6 +853,8 @@ static int squeue_fetch(squeue_t *q, json_t **jobs)
     /* The default state set is the controller's "active" filter (messages.md §3). */
     if (!q->o.all_states && q->o.n_states == 0 && !q->o.jobs_given)
         json_object_set_new(body, "active", json_true());
+    if (q->o.n_jobs) /* -j: only those jobs' records (an array's id: all of its) */
+        json_object_set_new(body, "job_ids", squeue_job_ids(q));
     loom_err_t err = {0};
     int rc = loom_cli_call(&q->cli, "job.info", body, &reply, &err);
     json_decref(body);
