@@ -102,7 +102,7 @@ static char *sacct_job_ids(sacct_t *s)
     loom_sbuf_t sb = LOOM_SBUF_INIT;
     bool any_step = false;
     for (size_t i = 0; i < v.n; i++) {
-        any_step |= strchr(v.v[i], '.') != NULL;
+        any_step |= strchr(v.v[i], '.') != NULL || strchr(v.v[i], '_') != NULL;
         loom_sbuf_addf(&sb, "%s%ld", sb.len ? "," : "", strtol(v.v[i], NULL, 10));
     }
     for (size_t i = 0; any_step && i < v.n; i++)
@@ -274,22 +274,34 @@ static void sacct_emit(sacct_t *s, const sacct_row_t *r)
     loom_sbuf_addc(&s->out, '\n');
 }
 
-/* Is this row one -j asked for? A job id alone selects the job and its
- * steps; "job.step" selects that step only. */
+/* Does one -j item select this row? "12" selects the job (every task of
+ * array 12) and its steps, "12_3" that task (or the pending record holding
+ * it) and its steps, "12.batch" / "12_3.0" that step only, as sacct 22.05. */
+static bool sacct_item_hit(const char *item, const json_t *job, const json_t *step,
+                           const char *row_id, const char *job_id)
+{
+    long n = strtol(item, NULL, 10);
+    if (strchr(item, '.'))
+        return step && !strcmp(row_id, item);
+    if (strchr(item, '_') && !loom_js(job, "array_task_str"))
+        return !strcmp(job_id, item);
+    return n == loom_ji(job, "job_id", 0) || n == loom_ji(job, "array_job_id", -1);
+}
+
+/* Is this row one -j asked for? (Every row when no item needs a filter.) */
 static bool sacct_wanted(const sacct_t *s, const json_t *job, const json_t *step)
 {
     if (!s->steps.n)
         return true;
-    loom_sbuf_t id = LOOM_SBUF_INIT;
-    sacct_row_t r = {.job = job, .step = step};
+    loom_sbuf_t id = LOOM_SBUF_INIT, jid = LOOM_SBUF_INIT;
+    sacct_row_t r = {.job = job, .step = step}, rj = {.job = job};
     sacct_field_find("JobID", 5)->fmt(&r, &id);
+    sacct_field_find("JobID", 5)->fmt(&rj, &jid);
     bool hit = false;
-    for (size_t i = 0; i < s->steps.n && !hit; i++) {
-        const char *item = s->steps.v[i];
-        bool whole = !strchr(item, '.') && strtol(item, NULL, 10) == loom_ji(job, "job_id", 0);
-        hit = whole || (step && !strcmp(loom_sbuf_str(&id), item));
-    }
+    for (size_t i = 0; i < s->steps.n && !hit; i++)
+        hit = sacct_item_hit(s->steps.v[i], job, step, loom_sbuf_str(&id), loom_sbuf_str(&jid));
     loom_sbuf_free(&id);
+    loom_sbuf_free(&jid);
     return hit;
 }
 

@@ -167,6 +167,9 @@ def test_submitit(wf):
         assert info["%s_%d" % (held, i)]["NodeList"] == "None assigned"
     assert "task 0 of %s" % one in (folder / ("%s_0_log.out" % one)).read_text()
     assert (folder / ("%s_1_0_log.out" % arr)).exists()
+    # submitit's ids of array tasks are 'A_i'; sacct -j A_1 selects that task only
+    rows = ok(c, "sacct -P -n -o JobID,State -j %s_1" % arr).split()
+    assert rows and all(r.startswith("%s_1" % arr) for r in rows), rows
     ok(c, "scancel %s" % held)
 
 
