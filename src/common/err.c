@@ -68,6 +68,7 @@ static const err_entry_t err_table[] = {
     {LOOM_ESTEP_LAUNCH, "LOOM_ESTEP_LAUNCH", "Task launch failed"},
     {LOOM_EPART_GROUP, "LOOM_EPART_GROUP", "User's group not permitted to use this partition"},
     {LOOM_EJOB_FINISHED, "LOOM_EJOB_FINISHED", "Job has already finished"},
+    {LOOM_EINVAL_RESV, "LOOM_EINVAL_RESV", "Requested reservation is invalid"},
 };
 
 static const err_entry_t *err_find(int code)

@@ -68,6 +68,7 @@ enum {
     LOOM_ESTEP_LAUNCH,   /* a step's tasks could not be launched on a node */
     LOOM_EPART_GROUP,    /* User's group not permitted to use this partition (AllowGroups) */
     LOOM_EJOB_FINISHED,  /* Job has already finished (hold, release, update of an ended job) */
+    LOOM_EINVAL_RESV,    /* Requested reservation is invalid */
     LOOM_EEND
 };
 

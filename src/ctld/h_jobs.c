@@ -478,6 +478,8 @@ static int h_upd_translate(const ctld_t *c, const ctld_job_t *job, const json_t 
         if (strcasecmp(name, "ArrayTaskThrottle") == 0)
             continue; /* the whole array's, once (h_upd_throttle) */
         const upd_key_t *k = h_upd_find(name);
+        if (!k && !strcasecmp(name, "Reservation") && json_string_length(v)) /* none exist */
+            return loom_errf(err, -LOOM_EINVAL_RESV, "%s", loom_strerror(-LOOM_EINVAL_RESV));
         if (!k)
             return loom_errf(err, -LOOM_ENOT_SUPPORTED,
                              "Update of this parameter is not "

@@ -708,6 +708,36 @@ static int desc_slurm_words(loom_err_t *err, int rc)
     return loom_errf(err, rc, "%s", loom_strerror(rc));
 }
 
+/* The licenses asked for ("a:2,b") must all be in slurm.conf's Licenses=. */
+static bool desc_license_known(const char *have, const char *name, size_t len, long want)
+{
+    for (const char *p = have; p && *p; p += *p == ',') {
+        size_t n = strcspn(p, ",:");
+        long count = p[n] == ':' ? strtol(p + n + 1, NULL, 10) : 1;
+        if (n == len && strncmp(p, name, len) == 0)
+            return want <= count;
+        p += strcspn(p, ",");
+    }
+    return false;
+}
+
+/* Loom has no reservations and counts licenses only by name: slurmctld 22.05's
+ * rejections for a reservation or a license it does not know. */
+static int desc_resv_licenses(const ctld_t *c, const json_t *d, loom_err_t *err)
+{
+    const char *resv = desc_str(d, "reservation"), *lic = desc_str(d, "licenses");
+    if (resv && *resv)
+        return loom_errf(err, -LOOM_EINVAL_RESV, "%s", loom_strerror(-LOOM_EINVAL_RESV));
+    for (const char *p = lic; p && *p; p += *p == ',') {
+        size_t item = strcspn(p, ","), name = strcspn(p, ",:*");
+        long want = name < item ? strtol(p + name + 1, NULL, 10) : 1;
+        if (!desc_license_known(c->conf->licenses, p, name, want))
+            return loom_errf(err, -LOOM_EINVAL_LICENSE, "%s", loom_strerror(-LOOM_EINVAL_LICENSE));
+        p += item;
+    }
+    return 0;
+}
+
 int ctld_job_from_submit(ctld_t *c, const json_t *desc, const char *script, const ctld_peer_t *peer,
                          int64_t now, ctld_job_t **out, loom_err_t *err)
 {
@@ -719,6 +749,8 @@ int ctld_job_from_submit(ctld_t *c, const json_t *desc, const char *script, cons
     json_object_del(job->desc, "env");
     json_object_del(job->desc, "environment");
     int rc = desc_partition(c, desc, job, err);
+    if (rc == 0)
+        rc = desc_resv_licenses(c, desc, err);
     if (rc == 0)
         rc = desc_counts(desc, job, err);
     if (rc == 0)

@@ -277,6 +277,7 @@ def test_scontrol_messages_as_slurm(cluster):
         (["MailType=bogus"], "Invalid MailType: bogus\n", 1),
         (["Partition=nope"], "Invalid partition name specified for job %d\n" % held, 1),
         (["Partition=debug,nope"], "Invalid partition name specified for job %d\n" % held, 1),
+        (["Reservation=nope"], "Requested reservation is invalid for job %d\n" % held, 1),
     ]
     for words, text, rc in cases:
         assert scontrol_err(cluster, *(upd + words), rc=rc) == text, words

@@ -129,6 +129,10 @@ REJECTED = [
      "sbatch: error: Invalid numeric value \"0\" for --ntasks.\n"),
     (["--gres=foo:1", "--wrap=true"], None,
      "sbatch: error: Invalid generic resource (gres) specification\n"),
+    (["--reservation=nope", "--wrap=true"], None,
+     "sbatch: error: Batch job submission failed: Requested reservation is invalid\n"),
+    (["-L", "foo:2", "--wrap=true"], None,
+     "sbatch: error: Batch job submission failed: Invalid license specification\n"),
     (["-p", "debug,nope", "--wrap=true"], None,
      "sbatch: error: invalid partition specified: nope\n"
      "sbatch: error: Batch job submission failed: Invalid partition name specified\n"),
@@ -197,3 +201,12 @@ def test_over_partition_rejected_when_enforced(make_cluster, args):
     p = sbatch(c, *args, "--wrap=true", rc=1)
     assert re.search(r"sbatch: error: Batch job submission failed: ", p.stderr), p.stderr
     assert job_ids(c) == before
+
+
+def test_licenses_known_by_name(make_cluster):
+    c = make_cluster(conf_extra="Licenses=foo:2,bar")
+    submitted(sbatch(c, "-L", "foo:2,bar", "--wrap=true"))
+    for spec in ("foo:3", "foo|bar", "baz"):
+        p = sbatch(c, "-L", spec, "--wrap=true", rc=1)
+        assert p.stderr == ("sbatch: error: Batch job submission failed: Invalid license "
+                            "specification\n")
