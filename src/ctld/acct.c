@@ -365,8 +365,10 @@ int ctld_acct_start(ctld_t *c, loom_err_t *err)
 
 void ctld_acct_stop(ctld_t *c)
 {
-    if (c->acct)
+    if (c->acct) { /* the link frees itself once idle: no kick may reach it after */
         ctld_acct_link_stop(c->acct->link);
+        c->acct->link = NULL;
+    }
 }
 
 void ctld_acct_free(ctld_t *c)

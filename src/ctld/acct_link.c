@@ -325,6 +325,10 @@ void ctld_acct_link_kick(ctld_acct_link_t *l)
 
 void ctld_acct_link_tres(ctld_acct_link_t *l, json_t *rec)
 {
+    if (!l) { /* stopped */
+        json_decref(rec);
+        return;
+    }
     if (json_array_size(l->tres) >= CTLD_ACCT_TRES_KEEP)
         json_array_remove(l->tres, 0);
     json_array_append_new(l->tres, json_pack("{s:i, s:o}", "seq", 0, "cluster_tres", rec));
@@ -341,6 +345,10 @@ void ctld_acct_link_stop(ctld_acct_link_t *l)
 
 void ctld_acct_link_describe(const ctld_acct_link_t *l, loom_sbuf_t *out)
 {
+    if (!l) {
+        loom_sbuf_add(out, "stopped");
+        return;
+    }
     if (l->up)
         loom_sbuf_addf(out, "connected to %s", l->addr);
     else

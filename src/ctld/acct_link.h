@@ -47,11 +47,13 @@ typedef struct ctld_acct_link ctld_acct_link_t;
 /* sp and key are borrowed and must outlive the link. */
 ctld_acct_link_t *ctld_acct_link_new(uv_loop_t *loop, ctld_acct_spool_t *sp,
                                      const loom_conf_t *conf, const loom_key_t *key);
-/* New durable records (or time passed): send when nothing is under way. */
+/* New durable records (or time passed): send when nothing is under way.
+ * kick, tres and describe take NULL (a stopped link) too. */
 void ctld_acct_link_kick(ctld_acct_link_t *l);
 /* Queue a capacity record (stolen). */
 void ctld_acct_link_tres(ctld_acct_link_t *l, json_t *rec);
-/* Stop sending; the link frees itself once its request is done. */
+/* Stop sending; the link frees itself once its request is done, so the
+ * caller drops its pointer now (a later kick would touch freed memory). */
 void ctld_acct_link_stop(ctld_acct_link_t *l);
 /* "connected to X" / "down since T, N records spooled". */
 void ctld_acct_link_describe(const ctld_acct_link_t *l, loom_sbuf_t *out);

@@ -97,6 +97,9 @@ typedef struct dbd_handler {
 
 /* The handler of a registered type that needs the database, or NULL. */
 const dbd_handler_t *dbd_handler_find(const char *type);
+/* The internal handler run when a controller's registering connection
+ * closes: body cluster, control_host, control_port (as registered). */
+const dbd_handler_t *dbd_handler_unregister(void);
 /* Open the store (and create what a fresh database holds) if it is not open. */
 int dbd_store_ensure(dbd_t *d, loom_err_t *err);
 /* Close a store whose connection failed, so that the next request reopens it. */

@@ -141,6 +141,8 @@ static int dbd_register(dbd_t *d, const dbd_peer_t *peer, const json_t *req, jso
     loom_acct_ctx_t a = dbd_acct_ctx(d);
     int rc = loom_acct_register(&a, r, out, err);
     json_decref(r);
+    if (rc >= 0)
+        json_object_set_new(out, "control_host", json_string(host));
     if (rc >= 0) {
         d->acct_gen++; /* a new cluster's associations, a new address */
         loom_info("cluster %s registered: controller at %s:%lld",
@@ -148,6 +150,31 @@ static int dbd_register(dbd_t *d, const dbd_peer_t *peer, const json_t *req, jso
                   (long long)json_integer_value(port));
     }
     return rc;
+}
+
+/* The registering connection closed (the controller stopped or died): clear
+ * the address it registered, if it is still the one recorded, as slurmdbd
+ * does when a registered slurmctld's connection ends. Internal: loomdbd
+ * queues it itself (loomdbd_server.c), no message type reaches it. */
+static int dbd_unregister(dbd_t *d, const dbd_peer_t *peer, const json_t *req, json_t *out,
+                          loom_err_t *err)
+{
+    json_t *where = json_pack("{s:O, s:O, s:O}", "name", json_object_get(req, "cluster"),
+                              "control_host", json_object_get(req, "control_host"), "control_port",
+                              json_object_get(req, "control_port"));
+    json_t *set = json_pack("{s:s, s:i}", "control_host", "", "control_port", 0);
+    int rc = where ? loom_store_acct_update(d->st, LOOM_ACCT_CLUSTER, where, set, err)
+                   : loom_errf(err, -LOOM_EPROTO, "bad registration");
+    json_decref(where);
+    json_decref(set);
+    return rc < 0 ? rc : 0;
+}
+
+static const dbd_handler_t dbd_unregister_handler = {"dbd.unregister", dbd_unregister, -1, 0};
+
+const dbd_handler_t *dbd_handler_unregister(void)
+{
+    return &dbd_unregister_handler;
 }
 
 /* ---- dbd.jobs.query: sacct ------------------------------------------------------ */

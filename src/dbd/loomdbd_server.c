@@ -36,6 +36,7 @@ struct dbd_conn {
     loom_frame_reader_t *reader;
     dbd_peer_t peer;
     bool is_tcp, closing;
+    json_t *reg;    /* what its dbd.register recorded (cluster, control_host, _port) */
     bool waiter;    /* a controller: it has sent dbd.assoc.wait */
     uint64_t acked; /* the generation it last waited on, as current */
     int refs;
@@ -73,12 +74,14 @@ struct dbd_job {
 static void server_start_next(dbd_t *d);
 static void server_send(dbd_conn_t *c, const json_t *msg, bool sign);
 static void server_release_held(dbd_t *d, bool all);
+static void server_enqueue(dbd_conn_t *c, json_t *msg, const dbd_handler_t *h, bool authed);
 
 static void server_conn_unref(dbd_conn_t *c)
 {
     if (--c->refs > 0)
         return;
     loom_frame_reader_destroy(c->reader);
+    json_decref(c->reg);
     free(c);
 }
 
@@ -101,6 +104,12 @@ static void server_close(dbd_conn_t *c)
     uv_close(&c->h.handle, server_on_closed);
     if (c->waiter && c->d->held)
         server_release_held(c->d, false);
+    if (c->reg && !c->d->stopping) { /* the controller is gone: clear its address */
+        json_t *msg = json_pack("{s:i, s:s, s:i}", "v", 1, "type", "dbd.unregister", "id", 0);
+        json_object_update(msg, c->reg);
+        server_enqueue(c, msg, dbd_handler_unregister(), true);
+        json_decref(msg);
+    }
 }
 
 typedef struct {
@@ -301,10 +310,24 @@ static void server_work(uv_work_t *w)
     json_decref(out);
 }
 
+/* A registration stored: remember it on its connection, for its end. */
+static void server_registered(dbd_job_t *j)
+{
+    if (strcmp(j->h->name, "dbd.register") != 0 || loom_msg_rc(j->reply, NULL) != 0 ||
+        j->conn->closing)
+        return;
+    json_decref(j->conn->reg);
+    j->conn->reg = json_pack("{s:O?, s:O?, s:O?}", "cluster", json_object_get(j->req, "cluster"),
+                             "control_host", json_object_get(j->reply, "control_host"),
+                             "control_port", json_object_get(j->req, "control_port"));
+}
+
 static void server_after_work(uv_work_t *w, int status)
 {
     dbd_job_t *j = w->data;
     dbd_t *d = j->d;
+    if (j->reply)
+        server_registered(j);
     if (d->acct_gen != d->loop_gen)
         server_gen_changed(d, j);
     else
@@ -317,6 +340,21 @@ static void server_after_work(uv_work_t *w, int status)
     server_start_next(d);
 }
 
+/* Is the registration req names held by an open connection (the controller
+ * reconnected before its old connection's end came up in the queue)? */
+static bool server_reg_live(const dbd_t *d, const json_t *req)
+{
+    for (const dbd_conn_t *c = d->conns; c; c = c->next)
+        if (c->reg && !c->closing &&
+            json_equal(json_object_get(c->reg, "cluster"), json_object_get(req, "cluster")) &&
+            json_equal(json_object_get(c->reg, "control_host"),
+                       json_object_get(req, "control_host")) &&
+            json_equal(json_object_get(c->reg, "control_port"),
+                       json_object_get(req, "control_port")))
+            return true;
+    return false;
+}
+
 static void server_start_next(dbd_t *d)
 {
     if (d->busy || !d->q_head)
@@ -325,6 +363,13 @@ static void server_start_next(dbd_t *d)
     d->q_head = j->next;
     if (!d->q_head)
         d->q_tail = NULL;
+    if (j->h == dbd_handler_unregister() && server_reg_live(d, j->req)) {
+        server_conn_unref(j->conn);
+        json_decref(j->req);
+        free(j);
+        server_start_next(d);
+        return;
+    }
     d->busy = true;
     j->work.data = j;
     uv_queue_work(d->loop, &j->work, server_work, server_after_work);

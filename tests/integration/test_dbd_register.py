@@ -4,10 +4,12 @@ A real loomdbd (SQLite; PostgreSQL too when LOOM_TEST_PGSQL is set) beside
 loomctld, as in test_assoc_limits.py: the controller registers its cluster
 when its accounting link comes up (ControlHost, ControlPort, RPC 9728 in
 `sacctmgr show cluster`, as slurmctld 22.05 registers with slurmdbd); an
-unknown cluster is added on registration (slurmdbd 22.05 does the same)."""
+unknown cluster is added on registration (slurmdbd 22.05 does the same);
+the address is cleared when the controller's connection ends."""
 import hashlib
 import hmac
 import json
+import signal
 import socket
 import struct
 import time
@@ -17,20 +19,25 @@ import pytest
 from test_assoc_limits import BACKENDS, AcctCluster
 
 
-def signed_call(a, msg, nonce):
-    """One message to loomdbd over TCP, signed with the cluster key (as loomctld)."""
+def signed_call(a, msg, nonce, conn=None):
+    """One message to loomdbd over TCP (conn, else a new connection), signed
+    with the cluster key (as loomctld)."""
     msg = dict(msg, v=1, id=nonce, auth={"ts": int(time.time()), "nonce": nonce,
                                          "sender": "ctld"})
     body = json.dumps(msg, separators=(",", ":")).encode()
     body += b"\0" + hmac.new((a.c.root / "slurm.key").read_bytes(), body,
                               hashlib.sha256).digest()
-    with socket.create_connection(("127.0.0.1", a.dbd_port), timeout=30) as s:
+    s = conn or socket.create_connection(("127.0.0.1", a.dbd_port), timeout=30)
+    try:
         s.sendall(struct.pack(">I", len(body)) + body)
         data = b""
         while len(data) < 4 or len(data) < 4 + struct.unpack(">I", data[:4])[0]:
             chunk = s.recv(65536)
             assert chunk, "loomdbd closed the connection"
             data += chunk
+    finally:
+        if not conn:
+            s.close()
     return json.loads(data[4:].split(b"\0")[0])
 
 
@@ -68,20 +75,29 @@ def test_controller_registers(acct):
     assert out.stdout.splitlines()[0] == "   Cluster     ControlHost  ControlPort   RPC "
     assert out.stdout.splitlines()[2] == "%10s %15s %12d  9728 " % (name, "127.0.0.1",
                                                                     a.c.ctld_port)
+    # As slurmdbd 22.05.8 when a registered slurmctld's connection ends (its
+    # stop or its crash): the address is cleared, the RPC version stays.
+    a.c.kill_ctld(signal.SIGTERM)
+    a.c.wait_for(lambda: a.c.run("sacctmgr", "-n", "-P", "show", "cluster",
+                                 "format=cluster,controlhost,controlport,rpc").stdout ==
+                 "%s||0|9728\n" % name, "the address cleared", timeout=40)
 
 
 def test_unknown_cluster_added_on_registration(acct):
     a = acct()
     reg = {"type": "dbd.register", "cluster": "other", "control_host": "ignored",
            "control_port": 7001, "rpc": 9728}
-    rep = signed_call(a, reg, 1)
-    assert rep["rc"] == 0, rep
+    conn = socket.create_connection(("127.0.0.1", a.dbd_port), timeout=30)
+    rep = signed_call(a, reg, 1, conn)
+    assert rep["rc"] == 0 and rep["added"] == ["other"], rep
     assert signed_call(a, dict(reg, cluster=""), 2)["rc"] != 0
     assert signed_call(a, dict(reg, cluster="x", control_port=70000), 3)["rc"] != 0
     assert signed_call(a, dict(reg, rpc="9728"), 4)["rc"] != 0
-    out = a.c.run("sacctmgr", "-n", "-P", "show", "cluster", "other",
-                  "format=cluster,controlhost,controlport,rpc").stdout
-    assert out == "other|127.0.0.1|7001|9728\n"
+    show = ["sacctmgr", "-n", "-P", "show", "cluster", "other",
+            "format=cluster,controlhost,controlport,rpc"]
+    assert a.c.run(*show).stdout == "other|127.0.0.1|7001|9728\n"
+    conn.close()
+    a.c.wait_for(lambda: a.c.run(*show).stdout == "other||0|9728\n", "the address cleared")
     out = a.c.run("sacctmgr", "-n", "-P", "show", "assoc", "cluster=other",
                   "format=cluster,account,user").stdout
     assert out == "other|root|\nother|root|root\n"
