@@ -40,7 +40,9 @@ Results (2026-11-21, this 2-core VM shared with other builds, load average
 Against the issue's targets: time to finish 10,000 tasks is 45x better;
 Loom's submit time does not grow with the task count (1.3x from 10 to
 1,000,000 tasks, within noise; Slurm 3.5x); squeue over a 1,000,000-task
-pending array is 7.8x better, short of 10x; a single submission is only
+pending array is 7.8x better, short of 10x (after the commands stopped
+loading libcrypto/libmunge: 4.6-5.0x at load 2.3-3.6, where Slurm's squeue
+took 9-15 ms; see bench/README.md, cli.py); a single submission is only
 1.4-1.7x better: both sides are a CLI process (fork+exec, dynamic linking,
 slurm.conf, one round trip), and on this machine a bare fork+exec of
 /bin/true from Python already costs 1.2 ms quiet and 10 ms under load, so

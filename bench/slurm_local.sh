@@ -6,13 +6,18 @@
 #   bench/slurm_local.sh stop DIR
 set -euo pipefail
 cmd=$1 dir=$2
-stop() {
+stop() {  # by the pids in DIR only: other Slurms on the host are left alone
+  local pids=()
   for f in "$dir"/slurmd.pid "$dir"/slurmctld.pid; do
-    [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
+    [ -f "$f" ] && pids+=("$(cat "$f")")
   done
-  sleep 1
-  pkill -f "slurmctld -f $dir/slurm.conf" 2>/dev/null || true
-  pkill -f "slurmd -f $dir/slurm.conf" 2>/dev/null || true
+  [ ${#pids[@]} -gt 0 ] || return 0
+  kill "${pids[@]}" 2>/dev/null || true
+  for _ in $(seq 50); do
+    kill -0 "${pids[@]}" 2>/dev/null || return 0
+    sleep 0.2
+  done
+  kill -KILL "${pids[@]}" 2>/dev/null || true
 }
 if [ "$cmd" = stop ]; then stop; exit 0; fi
 cpus=${3:-2} maxarray=${4:-1001}
