@@ -93,7 +93,10 @@ class Dbd:
             body += b"\0" + hmac.new(self.key, body, hashlib.sha256).digest()
         with socket.create_connection(("127.0.0.1", self.port), timeout=30) as s:
             s.sendall(struct.pack(">I", len(body)) + body)
-            hdr = self._recv(s, 4)
+            try:
+                hdr = self._recv(s, 4)
+            except ConnectionResetError:  # a dropped connection may end in a reset
+                return None
             if not hdr:
                 return None
             data = self._recv(s, struct.unpack(">I", hdr)[0])
