@@ -34,6 +34,7 @@ typedef struct scancel {
     loom_cli_t cli;
     int signal;
     bool sig_given, batch, full, verbose_any, interactive;
+    bool quiet; /* -Q: no "Kill job error" lines (the exit code stays) */
     int verbose;
     loom_strv_t users, parts, names, accounts, qos, resvs;
     uint32_t *states;
@@ -256,6 +257,7 @@ static int scancel_parse(scancel_t *c, int argc, char **argv)
             return rc;
     }
     loom_cli_set_verbosity(&c->cli, c->verbose, quiet);
+    c->quiet = quiet;
     if (scancel_ids(c, argc, argv) < 0)
         return -1;
     if (!c->n_ids && !scancel_filtering(c)) {
@@ -294,7 +296,8 @@ static int scancel_missing(const scancel_t *c, const json_t *body, const json_t 
         return 0;
     long long job = (long long)json_integer_value(json_object_get(body, "job_id"));
     uint32_t t;
-    for (int rc = loom_rangeset_first(&set, &t); rc == 0; rc = loom_rangeset_next(&set, t, &t))
+    for (int rc = loom_rangeset_first(&set, &t); rc == 0 && !c->quiet;
+         rc = loom_rangeset_next(&set, t, &t))
         loom_cli_error(&c->cli, "Kill job error on job id %lld_%u: %s", job, t,
                        loom_strerror(-LOOM_EINVAL_JOBID));
     loom_rangeset_free(&set);
@@ -324,8 +327,9 @@ static int scancel_send(scancel_t *c, const char *text, json_t *body, bool is_st
     bool done = rc == -LOOM_EALREADY_DONE || (rc == -LOOM_EINVAL_JOBID && !is_step && !c->batch);
     if (done && sig == SIGKILL && c->verbose == 0)
         return 0;
-    loom_cli_error(&c->cli, "Kill job error on job %s %s: %s", is_step ? "step id" : "id", text,
-                   rc == -LOOM_ECONNECT ? err.msg : loom_strerror(rc));
+    if (!c->quiet) /* scancel 22.05 -Q: the error only in the exit code */
+        loom_cli_error(&c->cli, "Kill job error on job %s %s: %s", is_step ? "step id" : "id", text,
+                       rc == -LOOM_ECONNECT ? err.msg : loom_strerror(rc));
     return done && sig == SIGKILL ? 0 : -1;
 }
 

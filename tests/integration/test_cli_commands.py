@@ -315,6 +315,8 @@ def test_scontrol_messages_as_slurm(cluster):
             "scontrol_print_job error: Invalid job id specified\n")
     assert scontrol_err(cluster, "show", "job", "1", "2") == (
         "too many arguments for keyword:show\n")
+    # scancel -Q: the error only in the exit code
+    assert run(cluster, "scancel", "-Q", "-s", "USR1", "99999", rc=1).stderr == ""
 
 
 def test_scontrol_config_node_and_accrue_as_slurm(cluster):
