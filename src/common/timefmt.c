@@ -503,7 +503,9 @@ static int timefmt_date_parse(const char *s, time_t now, bool past, time_t *out,
         ok = timefmt_words(p, now, past, &t);
     if (!ok)
         return loom_errf(err, -LOOM_EINVAL_BEGIN, "Invalid time specification '%s'", s);
-    if (t <= 0 || t > TIMEFMT_DATE_MAX)
+    if (past && t < 0)
+        t = 0; /* sacct -S 1970-01-01 (Toil; before it east of UTC): the epoch, as sacct 22.05 */
+    if ((t <= 0 && !past) || t > TIMEFMT_DATE_MAX)
         return loom_errf(err, -LOOM_EINVAL_BEGIN, "Time '%s' is out of range", s);
     *out = t;
     return 0;

@@ -29,6 +29,12 @@ public sources:
   `scancel IDS --clusters=all`; snakemake 7's built-in executor: `sinfo -o %P`,
   `sacctmgr -n -s list user U format=account%20`, `sacct -P -n
   --format=JobIdRaw,State -j ID`, `scontrol show jobid -dd ID`.
+- Toil (src/toil/batchSystems/slurm.py): `sinfo -a -o "%P %G %l %p %c %m"`
+  split on single blanks, `sbatch -J toil_job_N --signal=B:INT@30
+  --export=ALL,K=V --mem=M --cpus-per-task=C --time=0:S --wrap=exec CMD` (id =
+  last word), `squeue -h --format "%i %t %M"`, `sacct -n -j IDS --format
+  JobIDRaw,State,ExitCode -P -S 1970-01-01`, `scontrol show job ID` as
+  key=value words.
 - Cromwell (its SLURM backend example): `sbatch -J -D -o -e -t -p -c
   --mem-per-cpu --wrap "/bin/bash script"`, job-id-regex `Submitted batch job
   (\\d+).*`, check-alive `squeue -j ID` by exit status.
@@ -367,3 +373,62 @@ def test_cromwell(wf):
     ok(c, "scancel %s" % job_id)
     gone = sh(c, "squeue -j 999999")
     assert gone.returncode == 1 and "Invalid job id specified" in gone.stderr
+
+
+# ---- Toil ---------------------------------------------------------------------------
+
+def toil_slurm_time(text):
+    total, parts = 0, text.replace("-", ":").split(":")[::-1]
+    for index, mult in enumerate([1, 60, 3600, 86400]):
+        if index < len(parts):
+            total += mult * int(parts[index])
+    return total
+
+
+def test_toil(wf):
+    c = wf
+    lines = ok(c, 'sinfo -a -o "%P %G %l %p %c %m"').split("\n")[1:]
+    parts = [l.split(" ") for l in lines if l.strip()]
+    assert len(parts) == 1 and len(parts[0]) == 6, parts  # six single-blank fields
+    assert parts[0][0].rstrip("*") == "debug"
+    with pytest.raises(ValueError):  # 'infinite': Toil takes float("inf")
+        toil_slurm_time(parts[0][2])
+    ids = []
+    for name, cmd in (("ok", "sleep 6"), ("bad", "sh -c 'exit 3'")):
+        out = c.run("sbatch", "-J", "toil_job_1_" + name, "--signal=B:INT@30",  # argv, no shell
+                    "--export=ALL,TOIL_WORKDIR=%s" % c.work, "--mem=100", "--cpus-per-task=1",
+                    "--time=0:300", "--wrap=exec " + cmd, check=True).stdout
+        ids.append(int(out.strip().split()[-1]))
+    good, bad = ids
+    running = {}
+
+    def seen_running():
+        for line in ok(c, 'squeue -h --format "%i %t %M"').split("\n"):
+            values = line.split()
+            if len(values) == 3 and values[1] == "R":
+                running[int(values[0])] = toil_slurm_time(values[2])
+        return good in running
+    poll(c, seen_running, "toil's job R in squeue")
+    cmd = "sacct -n -j %d,%d --format JobIDRaw,State,ExitCode -P -S 1970-01-01" % (good, bad)
+
+    def statuses():
+        st = {}
+        for line in ok(c, cmd).splitlines():
+            job_id_raw, state, exitcode = line.strip().split("|")
+            if "." not in job_id_raw:
+                st[int(job_id_raw)] = (state.split(" ", 1)[0],
+                                       int(exitcode.split(":")[0]))
+        return st if st.get(good, ("",))[0] == "COMPLETED" and st.get(bad, ("",))[0] == \
+            "FAILED" else None
+    st = poll(c, statuses, "toil's jobs in sacct -S 1970-01-01")
+    assert st[good] == ("COMPLETED", 0) and st[bad] == ("FAILED", 3), st
+    job = {}
+    for item in ok(c, "scontrol show job %d" % bad).split():
+        bits = item.split("=", 1)
+        if len(bits) == 2:
+            key = bits[0]
+            job[key] = bits[1]
+        else:
+            job[key] += " " + bits[0]
+    assert int(job["JobId"]) == bad and job["JobState"] == "FAILED" and job["ExitCode"] == "3:0"
+    assert job["TimeLimit"] == "00:05:00"
