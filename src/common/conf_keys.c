@@ -521,10 +521,16 @@ size_t loom_conf_key_index(const loom_conf_key_t *k)
     return (size_t)(k - conf_keys_table);
 }
 
+/* A linear scan of ~330 keys for each slurm.conf line and each lookup: the
+ * first letter is compared before strcasecmp (which was a quarter of a
+ * squeue's instructions). */
 static const loom_conf_key_t *conf_keys_lookup(loom_conf_scope_t scope, const char *name)
 {
+    int first = tolower((unsigned char)name[0]);
     for (size_t i = 0; i < CONF_KEYS_N; i++)
-        if (conf_keys_table[i].scope == scope && strcasecmp(conf_keys_table[i].name, name) == 0)
+        if (conf_keys_table[i].scope == scope &&
+            tolower((unsigned char)conf_keys_table[i].name[0]) == first &&
+            strcasecmp(conf_keys_table[i].name, name) == 0)
             return &conf_keys_table[i];
     return NULL;
 }
