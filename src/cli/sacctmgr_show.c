@@ -132,6 +132,8 @@ static const char sam_user_assoc_fmt[] =
     "User,Def Acct,Admin,Cluster,Account,Partition,Share,Priority,MaxJobs,MaxNodes,MaxCPUs,"
     "MaxSubmit,MaxWall,MaxCPUMins,QOS,Def QOS";
 
+static const char sam_cluster_wol_fmt[] = "Cluster,ControlHost,ControlPort,RPC";
+
 static const char sam_account_assoc_fmt[] =
     "Account,Descr,Org,Cluster,ParentName,User,Share,Priority,GrpJobs,GrpNodes,GrpCPUs,GrpMem,"
     "GrpSubmit,GrpWall,GrpCPUMins,MaxJobs,MaxNodes,MaxCPUs,MaxSubmit,MaxWall,MaxCPUMins,QOS,"
@@ -299,6 +301,9 @@ static int sam_show_words(sam_t *s, int ent, int argc, char **argv, json_t *wher
             s->tree = true;
         } else if (strncasecmp(argv[i], "withassoc", 9) == 0) {
             s->withassoc = true;
+        } else if (!eq && strlen(argv[i]) >= 3 &&
+                   strncasecmp(argv[i], "wolimits", strlen(argv[i])) == 0) {
+            s->wolimits = true;
         } else if (eq && strncasecmp(argv[i], "format", (size_t)(eq - argv[i])) == 0 &&
                    eq - argv[i] >= 3) {
             *format = eq + 1;
@@ -670,10 +675,11 @@ int sam_show(sam_t *s, int ent, int argc, char **argv)
     size_t n = 0;
     loom_err_t err = {0};
     if (rc == 0)
-        rc = sam_parse_format(format                      ? format
-                              : joined && ent == SAM_USER ? sam_user_assoc_fmt
-                              : joined                    ? sam_account_assoc_fmt
-                                                          : sam_defaults[ent],
+        rc = sam_parse_format(format                              ? format
+                              : joined && ent == SAM_USER         ? sam_user_assoc_fmt
+                              : joined                            ? sam_account_assoc_fmt
+                              : s->wolimits && ent == SAM_CLUSTER ? sam_cluster_wol_fmt
+                                                                  : sam_defaults[ent],
                               sam_tables(ent), items, &n, &err);
     if (rc < 0) {
         if (err.msg[0])

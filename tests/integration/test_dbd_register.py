@@ -75,6 +75,14 @@ def test_controller_registers(acct):
     assert out.stdout.splitlines()[0] == "   Cluster     ControlHost  ControlPort   RPC "
     assert out.stdout.splitlines()[2] == "%10s %15s %12d  9728 " % (name, "127.0.0.1",
                                                                     a.c.ctld_port)
+    # WOLimits (any prefix of 3+ letters): the cluster's own columns only.
+    out = a.c.run("sacctmgr", "show", "cluster", "wol").stdout
+    assert out == ("   Cluster     ControlHost  ControlPort   RPC \n"
+                   "---------- --------------- ------------ ----- \n"
+                   "%10s %15s %12d  9728 \n" % (name, "127.0.0.1", a.c.ctld_port))
+    out = a.c.run("sacctmgr", "show", "cluster", "WOLimits", "-P").stdout
+    assert out == ("Cluster|ControlHost|ControlPort|RPC\n%s|127.0.0.1|%d|9728\n"
+                   % (name, a.c.ctld_port))
     # As slurmdbd 22.05.8 when a registered slurmctld's connection ends (its
     # stop or its crash): the address is cleared, the RPC version stays.
     a.c.kill_ctld(signal.SIGTERM)
