@@ -127,6 +127,8 @@ static int scontrol_command(loom_scontrol_t *sc, int n, char **w, bool *quit)
         return loom_scontrol_requeue(sc, true, n - 1, w + 1);
     if (loom_scontrol_word_is(cmd, "requeue", 3))
         return loom_scontrol_requeue(sc, false, n - 1, w + 1);
+    if (strcasecmp(cmd, "suspend") == 0 || strcasecmp(cmd, "resume") == 0)
+        return loom_scontrol_suspend(sc, strcasecmp(cmd, "resume") == 0, n - 1, w + 1);
     if (loom_scontrol_word_is(cmd, "ping", 2))
         return loom_scontrol_ping(sc);
     if (loom_scontrol_word_is(cmd, "reconfigure", 3))

@@ -32,6 +32,8 @@ int loom_scontrol_update(loom_scontrol_t *sc, int n, char **words);
 int loom_scontrol_hold(loom_scontrol_t *sc, const char *verb, int n, char **words);
 /* requeue [Incomplete] ids; requeuehold [State=SpecialExit] ids. */
 int loom_scontrol_requeue(loom_scontrol_t *sc, bool hold, int n, char **words);
+/* suspend ids / resume ids (admin). */
+int loom_scontrol_suspend(loom_scontrol_t *sc, bool resume, int n, char **words);
 
 /* ping: "Slurmctld(primary) at <host> is UP"; exit status 0 when it answered. */
 int loom_scontrol_ping(loom_scontrol_t *sc);

@@ -485,10 +485,18 @@ static int update_ids(loom_scontrol_t *sc, int n, char **w, json_t *ids, loom_st
     return 0;
 }
 
+/* scontrol 22.05.8 words an unknown job in suspend/resume so. */
+static const char *update_strerror(const char *type, int rc)
+{
+    if (!strcmp(type, "job.suspend") && rc == -LOOM_EINVAL_JOBID)
+        return "Unexpected message received";
+    return loom_strerror(rc);
+}
+
 /* Print "<error> for job <id>" for each failed result; returns the last
  * error (*task_err: it was about an array task, which Slurm words alone). */
-static int update_results(const json_t *reply, const json_t *ids, const loom_strv_t *texts,
-                          bool ignore_disabled, bool *task_err)
+static int update_results(const char *type, const json_t *reply, const json_t *ids,
+                          const loom_strv_t *texts, bool ignore_disabled, bool *task_err)
 {
     int last = 0;
     size_t i;
@@ -515,7 +523,7 @@ static int update_results(const json_t *reply, const json_t *ids, const loom_str
         else if (*task_err)
             update_say_task(text, rc);
         else
-            fprintf(stderr, "%s for job %s\n", loom_strerror(rc), text ? text : "?");
+            fprintf(stderr, "%s for job %s\n", update_strerror(type, rc), text ? text : "?");
         last = rc;
     }
     return last;
@@ -529,9 +537,9 @@ static int update_batch(loom_scontrol_t *sc, const char *type, json_t *body, jso
     bool task_err = false;
     int rc = loom_cli_call(&sc->cli, type, body, &reply, &err);
     if (rc == 0)
-        rc = update_results(reply, ids, texts, what != NULL, &task_err);
+        rc = update_results(type, reply, ids, texts, what != NULL, &task_err);
     else if (json_array_size(ids) == 1)
-        fprintf(stderr, "%s for job %s\n", loom_strerror(rc), texts->v[0]);
+        fprintf(stderr, "%s for job %s\n", update_strerror(type, rc), texts->v[0]);
     if (rc < 0 && what && !task_err)
         fprintf(stderr, "%s error: %s\n", what, loom_strerror(rc));
     json_decref(reply);
@@ -589,6 +597,13 @@ int loom_scontrol_hold(loom_scontrol_t *sc, const char *verb, int n, char **w)
     bool release = strcasecmp(verb, "hold") != 0 && strcasecmp(verb, "uhold") != 0;
     return update_each_word(sc, release ? "job.release" : "job.hold", !strcasecmp(verb, "uhold"),
                             "user", n, w, "slurm_suspend");
+}
+
+int loom_scontrol_suspend(loom_scontrol_t *sc, bool resume, int n, char **w)
+{
+    if (update_need_ids(sc, resume ? "resume" : "suspend", n) < 0)
+        return sc->cli.exit_error;
+    return update_each_word(sc, "job.suspend", resume, "resume", n, w, NULL);
 }
 
 int loom_scontrol_requeue(loom_scontrol_t *sc, bool hold, int n, char **w)

@@ -69,6 +69,9 @@ static const err_entry_t err_table[] = {
     {LOOM_EPART_GROUP, "LOOM_EPART_GROUP", "User's group not permitted to use this partition"},
     {LOOM_EJOB_FINISHED, "LOOM_EJOB_FINISHED", "Job has already finished"},
     {LOOM_EINVAL_RESV, "LOOM_EINVAL_RESV", "Requested reservation is invalid"},
+    {LOOM_EJOB_SUSPENDED, "LOOM_EJOB_SUSPENDED",
+     "Job is current suspended, requested operation disabled"},
+    {LOOM_ENOT_SUSPENDED, "LOOM_ENOT_SUSPENDED", "Job is not suspended"},
 };
 
 static const err_entry_t *err_find(int code)

@@ -69,6 +69,8 @@ enum {
     LOOM_EPART_GROUP,    /* User's group not permitted to use this partition (AllowGroups) */
     LOOM_EJOB_FINISHED,  /* Job has already finished (hold, release, update of an ended job) */
     LOOM_EINVAL_RESV,    /* Requested reservation is invalid */
+    LOOM_EJOB_SUSPENDED, /* suspend of a job already suspended */
+    LOOM_ENOT_SUSPENDED, /* resume of a job that is not suspended */
     LOOM_EEND
 };
 

@@ -630,7 +630,7 @@ static int h_job_update(ctld_t *c, const ctld_peer_t *peer, const json_t *req, j
 
 /* ---- hold / release / requeue ----------------------------------------------------- */
 
-typedef enum { BATCH_HOLD, BATCH_RELEASE, BATCH_REQUEUE } batch_op_t;
+typedef enum { BATCH_HOLD, BATCH_RELEASE, BATCH_REQUEUE, BATCH_SUSPEND } batch_op_t;
 
 /* One record. Security: the caller checked ownership. */
 static int h_batch_one(ctld_t *c, const ctld_peer_t *peer, const json_t *req, batch_op_t op,
@@ -641,6 +641,8 @@ static int h_batch_one(ctld_t *c, const ctld_peer_t *peer, const json_t *req, ba
         return ctld_job_hold(c, job, admin && !json_is_true(json_object_get(req, "user")), err);
     if (op == BATCH_RELEASE)
         return ctld_job_release(c, job, admin, err);
+    if (op == BATCH_SUSPEND) /* Security: the registry lets only admins send job.suspend */
+        return ctld_job_suspend(c, job, json_is_true(json_object_get(req, "resume")), err);
     if (!job->requeue && !admin)
         return loom_errf(err, -LOOM_ENOT_SUPPORTED, "job %u may not be requeued", job->id);
     return ctld_job_requeue(c, job, json_is_true(json_object_get(req, "hold")), admin, err);
@@ -682,7 +684,7 @@ static int h_batch_entry(ctld_t *c, const ctld_peer_t *peer, const json_t *req, 
     /* Security: a user may hold, release and requeue only their own jobs. */
     if (rc == 0)
         rc = h_jobs_may_touch_all(c, peer, &jobs, a ? a->meta : NULL, err);
-    if (rc == 0 && a && a->meta && op != BATCH_REQUEUE)
+    if (rc == 0 && a && a->meta && op != BATCH_REQUEUE && op != BATCH_SUSPEND)
         rc = ctld_array_split_set(c, a->meta, &in_meta, &jobs, err);
     size_t ok = 0;
     int last = 0;
@@ -749,6 +751,12 @@ static int h_job_requeue(ctld_t *c, const ctld_peer_t *peer, const json_t *req, 
     return h_batch(c, peer, req, reply, BATCH_REQUEUE);
 }
 
+static int h_job_suspend(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
+                         loom_sbuf_t *raw)
+{
+    return h_batch(c, peer, req, reply, BATCH_SUSPEND);
+}
+
 /* ---- job.complete (loomd) ------------------------------------------------------------ */
 
 static int h_job_complete(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
@@ -789,6 +797,7 @@ const ctld_handler_t ctld_job_handlers[] = {
     {"job.hold", h_job_hold},
     {"job.release", h_job_release},
     {"job.requeue", h_job_requeue},
+    {"job.suspend", h_job_suspend},
     {"job.complete", h_job_complete},
     {"step.create", ctld_step_h_create},
     {"step.complete", ctld_step_h_complete},

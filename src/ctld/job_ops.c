@@ -235,6 +235,23 @@ int ctld_job_release(ctld_t *c, ctld_job_t *job, bool admin, loom_err_t *err)
     return rc;
 }
 
+int ctld_job_suspend(ctld_t *c, ctld_job_t *job, bool resume, loom_err_t *err)
+{
+    loom_job_state_t base = loom_job_base(job->state);
+    if (loom_job_state_is_terminal(job->state) || (job->state & LOOM_JOB_F_COMPLETING))
+        return loom_errf(err, -LOOM_EALREADY_DONE, "job %u is done", job->id);
+    if (base == LOOM_JOB_PENDING)
+        return loom_errf(err, -LOOM_EPENDING, "job %u is pending", job->id);
+    if (resume != (base == LOOM_JOB_SUSPENDED))
+        return loom_errf(err, resume ? -LOOM_ENOT_SUSPENDED : -LOOM_EJOB_SUSPENDED,
+                         "job %u is %s", job->id, loom_job_state_name(job->state));
+    int rc = ctld_job_event(c, job, resume ? LOOM_JOB_EV_RESUME : LOOM_JOB_EV_SUSPEND, NULL, err);
+    if (rc == 0 && job->launch_sent)
+        ctld_job_send_kill(c, job, resume ? SIGCONT : SIGSTOP, resume ? "resume" : "suspend", false,
+                           true);
+    return rc;
+}
+
 int ctld_job_launch_failed(ctld_t *c, ctld_job_t *job, const char *why)
 {
     if (loom_job_base(job->state) != LOOM_JOB_RUNNING)

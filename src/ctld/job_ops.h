@@ -51,6 +51,9 @@ int ctld_job_requeue(ctld_t *c, ctld_job_t *job, bool hold, bool admin, loom_err
 /* scontrol hold/uhold/release. */
 int ctld_job_hold(ctld_t *c, ctld_job_t *job, bool admin_hold, loom_err_t *err);
 int ctld_job_release(ctld_t *c, ctld_job_t *job, bool admin, loom_err_t *err);
+/* scontrol suspend/resume (admin): SUSPENDED with SIGSTOP to every task, or
+ * RUNNING again with SIGCONT; the allocation stays. */
+int ctld_job_suspend(ctld_t *c, ctld_job_t *job, bool resume, loom_err_t *err);
 /* A launch failed on the node: FAILED (or requeued held, as Slurm does). */
 int ctld_job_launch_failed(ctld_t *c, ctld_job_t *job, const char *why);
 /* Send job.kill for the job to its batch host. */

@@ -363,3 +363,40 @@ def test_sinfo_drain_states_as_slurm(cluster):
     assert q("mix") == ""
     assert sorted(q("drain").splitlines()) == sorted(["%s drng 1/0/0/1" % node,
                                                       "%s drain 0/0/1/1" % other])
+
+
+def test_scontrol_suspend_resume(cluster):
+    ticks = cluster.work / "ticks"
+    a = cluster.submit(script="#!/bin/sh\nwhile :; do echo x >> %s; sleep 0.2; done\n" % ticks,
+                       name="susp")["job_id"]
+    cluster.wait_job(a, "RUNNING")
+    cluster.wait_for(lambda: ticks.exists() and ticks.stat().st_size > 0, "the job ticks")
+    run(cluster, "scontrol", "suspend", str(a))
+    cluster.wait_job(a, "SUSPENDED")
+    assert run(cluster, "squeue", "-h", "-j", str(a), "-o", "%t").stdout == "S\n"
+    assert "JobState=SUSPENDED" in run(cluster, "scontrol", "show", "job", str(a)).stdout
+
+    def stopped():
+        size = ticks.stat().st_size
+        time.sleep(1)
+        return ticks.stat().st_size == size
+    cluster.wait_for(stopped, "the suspended job to stop ticking")
+    # scontrol 22.05.8's words for the wrong state and an unknown job
+    assert scontrol_err(cluster, "suspend", str(a)) == (
+        "Job is current suspended, requested operation disabled for job %d\n" % a)
+    assert scontrol_err(cluster, "suspend", "99999") == (
+        "Unexpected message received for job 99999\n")
+    assert scontrol_err(cluster, "suspend") == "too few arguments for keyword:suspend\n"
+    run(cluster, "scontrol", "resume", str(a))
+    cluster.wait_job(a, "RUNNING")
+    size = ticks.stat().st_size
+    cluster.wait_for(lambda: ticks.stat().st_size > size, "the resumed job to tick again")
+    assert scontrol_err(cluster, "resume", str(a)) == "Job is not suspended for job %d\n" % a
+    held = sleeper(cluster, "h", hold=True)
+    assert scontrol_err(cluster, "suspend", str(held)) == (
+        "Job is pending execution for job %d\n" % held)
+    # a suspended job can be cancelled (SIGKILL ends stopped tasks)
+    run(cluster, "scontrol", "suspend", str(a))
+    cluster.wait_job(a, "SUSPENDED")
+    run(cluster, "scancel", str(a))
+    cluster.wait_job(a, "CANCELLED")
