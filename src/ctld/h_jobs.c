@@ -58,7 +58,9 @@ static int h_jobs_enqueue(ctld_t *c, ctld_job_t *job, loom_err_t *err)
     if (ctld_array_is(job))
         job->array_job_id = id;            /* the master id: one record until tasks start */
     bool admin_prio = job->prio_base != 0; /* may go ahead of older jobs */
-    if (!admin_prio)                       /* 0 under multifactor: computed (sched_prio.h) */
+    /* 0 under multifactor: computed (sched_prio.h). A job held at submission
+     * takes its number when released, as slurmctld 22.05 (priority/basic). */
+    if (!admin_prio && !job->hold)
         job->prio_base = ctld_sched_prio_base(c);
     job->priority = job->hold ? 0 : ctld_sched_initial_prio(c, job, job->submit_time);
     job->eligible_time = job->submit_time;

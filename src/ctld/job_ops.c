@@ -10,6 +10,7 @@
 #include "ctld/job_state.h"
 #include "ctld/node_mgr.h"
 #include "ctld/sched_driver.h"
+#include "ctld/sched_prio.h"
 #include "ctld/step_launch.h"
 
 #include <signal.h>
@@ -229,6 +230,8 @@ int ctld_job_release(ctld_t *c, ctld_job_t *job, bool admin, loom_err_t *err)
         json_t *ev = json_pack("{s:s, s:I, s:{s:n, s:I, s:s}}", "ev", "job.update", "job_id",
                                (json_int_t)job->id, "set", "hold", "priority", (json_int_t)prio,
                                "reason", "None");
+        if (!job->prio_base && !ctld_sched_multifactor(c)) /* held since its submission */
+            json_object_set_new(json_object_get(ev, "set"), "prio_base", json_integer(prio));
         rc = ctld_commit(c, ev, err);
     }
     ctld_sched_trigger(c, true);
@@ -243,8 +246,8 @@ int ctld_job_suspend(ctld_t *c, ctld_job_t *job, bool resume, loom_err_t *err)
     if (base == LOOM_JOB_PENDING)
         return loom_errf(err, -LOOM_EPENDING, "job %u is pending", job->id);
     if (resume != (base == LOOM_JOB_SUSPENDED))
-        return loom_errf(err, resume ? -LOOM_ENOT_SUSPENDED : -LOOM_EJOB_SUSPENDED,
-                         "job %u is %s", job->id, loom_job_state_name(job->state));
+        return loom_errf(err, resume ? -LOOM_ENOT_SUSPENDED : -LOOM_EJOB_SUSPENDED, "job %u is %s",
+                         job->id, loom_job_state_name(job->state));
     int rc = ctld_job_event(c, job, resume ? LOOM_JOB_EV_RESUME : LOOM_JOB_EV_SUSPEND, NULL, err);
     if (rc == 0 && job->launch_sent)
         ctld_job_send_kill(c, job, resume ? SIGCONT : SIGSTOP, resume ? "resume" : "suspend", false,

@@ -400,3 +400,15 @@ def test_scontrol_suspend_resume(cluster):
     cluster.wait_job(a, "SUSPENDED")
     run(cluster, "scancel", str(a))
     cluster.wait_job(a, "CANCELLED")
+
+
+def test_held_job_takes_its_priority_when_released(cluster):
+    """priority/basic as slurmctld 22.05.8: a job held at submission does not use up a
+    priority number; it gets the next one when released (checked side by side)."""
+    prio = lambda j: int(run(cluster, "squeue", "-h", "-j", str(j), "-o", "%Q").stdout)
+    a = sleeper(cluster, "a")
+    x = sleeper(cluster, "x", hold=True)
+    y = sleeper(cluster, "y")
+    assert prio(x) == 0 and prio(y) == prio(a) - 1
+    run(cluster, "scontrol", "release", str(x))
+    assert prio(x) == prio(y) - 1
