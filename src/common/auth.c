@@ -163,33 +163,10 @@ int loom_key_generate(const char *path, loom_err_t *err)
     return rc;
 }
 
-/* HMAC (RFC 2104) with SHA-256: H((K ^ opad) || H((K ^ ipad) || data)),
- * K the key padded to one block (hashed first when longer than a block). */
 int loom_hmac_sha256(const void *keybytes, size_t keylen, const void *data, size_t len,
                      uint8_t mac[LOOM_MAC_SIZE])
 {
-    uint8_t k[LOOM_SHA256_BLOCK] = {0}, pad[LOOM_SHA256_BLOCK], inner[LOOM_SHA256_SIZE];
-    if (keylen > LOOM_SHA256_BLOCK)
-        loom_sha256(keybytes, keylen, k);
-    else if (keylen)
-        memcpy(k, keybytes, keylen);
-    loom_sha256_t s;
-    for (size_t i = 0; i < sizeof(k); i++)
-        pad[i] = k[i] ^ 0x36;
-    loom_sha256_init(&s);
-    loom_sha256_update(&s, pad, sizeof(pad));
-    loom_sha256_update(&s, data, len);
-    loom_sha256_final(&s, inner);
-    for (size_t i = 0; i < sizeof(k); i++)
-        pad[i] = k[i] ^ 0x5c;
-    loom_sha256_init(&s);
-    loom_sha256_update(&s, pad, sizeof(pad));
-    loom_sha256_update(&s, inner, sizeof(inner));
-    loom_sha256_final(&s, mac);
-    loom_wipe(k, sizeof(k));
-    loom_wipe(pad, sizeof(pad));
-    loom_wipe(inner, sizeof(inner));
-    return 0;
+    return loom_hmac_sha256_raw(keybytes, keylen, data, len, mac, NULL);
 }
 
 int loom_key_hmac(const loom_key_t *key, const void *data, size_t len, uint8_t mac[LOOM_MAC_SIZE])

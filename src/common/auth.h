@@ -48,8 +48,8 @@ int loom_key_from_bytes(const void *bytes, size_t len, loom_key_t **key, loom_er
 void loom_key_destroy(loom_key_t *key);
 
 /* mac = HMAC-SHA256(keybytes, data[0..len)) for any key length (the
- * primitive under loom_key_hmac; known-answer tests use it), on the in-tree
- * SHA-256 (sha256.h). Returns 0 (the int is kept for callers that check). */
+ * primitive under loom_key_hmac; known-answer tests use it), by libcrypto
+ * loaded on first use (sha256.h). 0, or negative when it cannot be loaded. */
 int loom_hmac_sha256(const void *keybytes, size_t keylen, const void *data, size_t len,
                      uint8_t mac[LOOM_MAC_SIZE]);
 

@@ -73,8 +73,7 @@ bool loom_munge_frame_is(const char *body, size_t len)
 
 static int munge_digest(const void *text, size_t len, unsigned char out[MUNGE_DIGEST])
 {
-    loom_sha256(text, len, out);
-    return 0;
+    return loom_sha256(text, len, out, NULL);
 }
 
 #ifdef LOOM_HAVE_MUNGE

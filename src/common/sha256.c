@@ -1,127 +1,89 @@
 /*
- * sha256.c - SHA-256 (FIPS 180-4 §6.2). See sha256.h.
+ * sha256.c - SHA-256 and HMAC-SHA256 through libcrypto, loaded on first use.
+ * See sha256.h.
  */
 #include "common/sha256.h"
 
+#include <dlfcn.h>
+#include <errno.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/sha.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
-static const uint32_t sha256_k[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
+#define SHA256_SONAME "libcrypto.so.3"
 
-static inline uint32_t sha256_ror(uint32_t x, unsigned n)
+/* The libcrypto functions used here, resolved once from one dlopen handle. */
+typedef struct sha256_lib {
+    unsigned char *(*sha256)(const unsigned char *, size_t, unsigned char *);
+    const EVP_MD *(*evp_sha256)(void);
+    unsigned char *(*hmac)(const EVP_MD *, const void *, int, const unsigned char *, size_t,
+                           unsigned char *, unsigned int *);
+    char why[256]; /* empty when loaded */
+} sha256_lib_t;
+
+/* Written once under pthread_once, read-only afterwards (sha256.h). */
+static sha256_lib_t sha256_the_lib;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static bool sha256_sym(void *dl, const char *name, void *slot)
 {
-    return (x >> n) | (x << (32 - n));
+    void *f = dlsym(dl, name);
+    memcpy(slot, &f, sizeof(f)); /* object to function pointer, as POSIX allows */
+    return f != NULL;
 }
 
-static inline uint32_t sha256_be32(const uint8_t *p)
+static void sha256_load(void)
 {
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
-/* One 64-byte block into the state (§6.2.2). */
-static void sha256_block(uint32_t h[8], const uint8_t *p)
-{
-    uint32_t w[64];
-    for (int t = 0; t < 16; t++)
-        w[t] = sha256_be32(p + 4 * t);
-    for (int t = 16; t < 64; t++) {
-        uint32_t s0 = sha256_ror(w[t - 15], 7) ^ sha256_ror(w[t - 15], 18) ^ (w[t - 15] >> 3);
-        uint32_t s1 = sha256_ror(w[t - 2], 17) ^ sha256_ror(w[t - 2], 19) ^ (w[t - 2] >> 10);
-        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-    }
-    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
-    for (int t = 0; t < 64; t++) {
-        uint32_t s1 = sha256_ror(e, 6) ^ sha256_ror(e, 11) ^ sha256_ror(e, 25);
-        uint32_t ch = (e & f) ^ (~e & g);
-        uint32_t t1 = k + s1 + ch + sha256_k[t] + w[t];
-        uint32_t s0 = sha256_ror(a, 2) ^ sha256_ror(a, 13) ^ sha256_ror(a, 22);
-        uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
-        k = g;
-        g = f;
-        f = e;
-        e = d + t1;
-        d = c;
-        c = b;
-        b = a;
-        a = t1 + s0 + maj;
-    }
-    h[0] += a;
-    h[1] += b;
-    h[2] += c;
-    h[3] += d;
-    h[4] += e;
-    h[5] += f;
-    h[6] += g;
-    h[7] += k;
-}
-
-void loom_sha256_init(loom_sha256_t *s)
-{
-    static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    memcpy(s->h, iv, sizeof(iv));
-    s->total = 0;
-    s->nbuf = 0;
-}
-
-void loom_sha256_update(loom_sha256_t *s, const void *data, size_t len)
-{
-    const uint8_t *p = data;
-    if (!len)
+    sha256_lib_t *lib = &sha256_the_lib;
+    void *dl = dlopen(SHA256_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!dl) {
+        snprintf(lib->why, sizeof(lib->why), "cannot load %s: %s", SHA256_SONAME, dlerror());
         return;
-    s->total += len;
-    if (s->nbuf) {
-        size_t take = LOOM_SHA256_BLOCK - s->nbuf;
-        if (take > len)
-            take = len;
-        memcpy(s->buf + s->nbuf, p, take);
-        s->nbuf += take;
-        p += take;
-        len -= take;
-        if (s->nbuf < LOOM_SHA256_BLOCK)
-            return;
-        sha256_block(s->h, s->buf);
-        s->nbuf = 0;
     }
-    for (; len >= LOOM_SHA256_BLOCK; p += LOOM_SHA256_BLOCK, len -= LOOM_SHA256_BLOCK)
-        sha256_block(s->h, p);
-    if (len)
-        memcpy(s->buf, p, len);
-    s->nbuf = len;
+    if (!sha256_sym(dl, "SHA256", &lib->sha256) ||
+        !sha256_sym(dl, "EVP_sha256", &lib->evp_sha256) || !sha256_sym(dl, "HMAC", &lib->hmac))
+        snprintf(lib->why, sizeof(lib->why), "%s lacks SHA256, EVP_sha256 or HMAC", SHA256_SONAME);
 }
 
-void loom_sha256_final(loom_sha256_t *s, uint8_t out[LOOM_SHA256_SIZE])
+static const sha256_lib_t *sha256_lib(loom_err_t *err)
 {
-    uint64_t bits = s->total * 8;
-    uint8_t pad[LOOM_SHA256_BLOCK + 8] = {0x80};
-    /* 0x80, zeros up to 56 mod 64, then the length in bits, big-endian. */
-    size_t npad = (s->nbuf < 56 ? 56 : 120) - s->nbuf;
-    for (int i = 0; i < 8; i++)
-        pad[npad + (size_t)i] = (uint8_t)(bits >> (56 - 8 * i));
-    loom_sha256_update(s, pad, npad + 8);
-    for (int i = 0; i < 8; i++) {
-        out[4 * i] = (uint8_t)(s->h[i] >> 24);
-        out[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
-        out[4 * i + 2] = (uint8_t)(s->h[i] >> 8);
-        out[4 * i + 3] = (uint8_t)s->h[i];
+    pthread_once(&sha256_once, sha256_load);
+    if (sha256_the_lib.why[0]) {
+        loom_errf(err, -LOOM_ENOT_SUPPORTED, "%s", sha256_the_lib.why);
+        return NULL;
     }
-    loom_wipe(s, sizeof(*s));
+    return &sha256_the_lib;
 }
 
-void loom_sha256(const void *data, size_t len, uint8_t out[LOOM_SHA256_SIZE])
+int loom_sha256(const void *data, size_t len, uint8_t out[LOOM_SHA256_SIZE], loom_err_t *err)
 {
-    loom_sha256_t s;
-    loom_sha256_init(&s);
-    loom_sha256_update(&s, data, len);
-    loom_sha256_final(&s, out);
+    const sha256_lib_t *lib = sha256_lib(err);
+    if (!lib)
+        return -LOOM_ENOT_SUPPORTED;
+    static const unsigned char none[1];
+    lib->sha256(data ? data : none, len, out);
+    return 0;
+}
+
+int loom_hmac_sha256_raw(const void *key, size_t keylen, const void *data, size_t len,
+                         uint8_t mac[LOOM_SHA256_SIZE], loom_err_t *err)
+{
+    const sha256_lib_t *lib = sha256_lib(err);
+    if (!lib)
+        return -LOOM_ENOT_SUPPORTED;
+    if (keylen > (size_t)INT32_MAX)
+        return loom_errf(err, -EINVAL, "HMAC key of %zu bytes is too long", keylen);
+    static const unsigned char none[1];
+    unsigned int n = 0;
+    if (!lib->hmac(lib->evp_sha256(), key ? key : none, (int)keylen, data ? data : none, len, mac,
+                   &n) ||
+        n != LOOM_SHA256_SIZE)
+        return loom_errf(err, -EIO, "libcrypto's HMAC failed");
+    return 0;
 }
 
 void loom_wipe(void *p, size_t len)

@@ -1,18 +1,18 @@
 /*
- * sha256.h - SHA-256 (FIPS 180-4), the hash under the frames' HMAC (auth.h)
- * and the digest that munge credentials vouch for (munge.h).
+ * sha256.h - SHA-256 and HMAC-SHA256 from OpenSSL's libcrypto (DESIGN.md: the
+ * frames' HMAC), the hash under auth.h's frame MAC and the digest that munge
+ * credentials vouch for (munge.h).
  *
- * In-tree so that no program links libcrypto: loading libcrypto costs every
- * command about 0.7 ms of start-up (relocations), more than the rest of a
- * squeue over a local socket (bench/README.md). The code is the plain
- * algorithm: no table indexed by data, no branch on data, so its timing does
- * not depend on the (secret) bytes hashed.
+ * libcrypto is loaded with dlopen on the first call, not linked: linking it
+ * costs every command about 0.7 ms of start-up (relocations), more than the
+ * rest of a squeue over the local socket, which never hashes (bench/README.md).
+ * Daemons and commands that talk TCP with the cluster key load it once.
  *
- * Entry points: loom_sha256_init, loom_sha256_update, loom_sha256_final (a
- * running hash), loom_sha256 (one buffer), loom_wipe (memory that held a key).
+ * Entry points: loom_sha256 (one buffer), loom_hmac_sha256_raw (one MAC),
+ * loom_wipe (memory that held a key).
  *
- * Invariants: a context is plain data (copyable); final wipes it, so reuse
- * needs a new init.
+ * Invariants: the library is loaded at most once per process (pthread_once);
+ * the resolved functions never change afterwards, so any thread may hash.
  */
 #ifndef LOOM_SHA256_H
 #define LOOM_SHA256_H
@@ -20,23 +20,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LOOM_SHA256_SIZE  32 /* digest bytes */
-#define LOOM_SHA256_BLOCK 64 /* block bytes (HMAC pads keys to this) */
+#include "common/err.h"
 
-typedef struct loom_sha256 {
-    uint32_t h[8];
-    uint64_t total; /* bytes hashed so far */
-    uint8_t buf[LOOM_SHA256_BLOCK];
-    size_t nbuf; /* bytes waiting in buf, < LOOM_SHA256_BLOCK */
-} loom_sha256_t;
+#define LOOM_SHA256_SIZE 32 /* digest bytes */
 
-void loom_sha256_init(loom_sha256_t *s);
-/* data may be NULL when len is 0. */
-void loom_sha256_update(loom_sha256_t *s, const void *data, size_t len);
-/* Write the digest and wipe the context. */
-void loom_sha256_final(loom_sha256_t *s, uint8_t out[LOOM_SHA256_SIZE]);
-/* out = SHA-256(data[0..len)). */
-void loom_sha256(const void *data, size_t len, uint8_t out[LOOM_SHA256_SIZE]);
+/* out = SHA-256(data[0..len)); data may be NULL when len is 0. 0, or
+ * -LOOM_ENOT_SUPPORTED (with err) when libcrypto cannot be loaded. */
+int loom_sha256(const void *data, size_t len, uint8_t out[LOOM_SHA256_SIZE], loom_err_t *err);
+
+/* mac = HMAC-SHA256(key, data[0..len)) (RFC 2104); as loom_sha256. */
+int loom_hmac_sha256_raw(const void *key, size_t keylen, const void *data, size_t len,
+                         uint8_t mac[LOOM_SHA256_SIZE], loom_err_t *err);
 
 /* Zero len bytes in a way the compiler cannot drop (key material). */
 void loom_wipe(void *p, size_t len);
