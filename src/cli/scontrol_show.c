@@ -361,6 +361,58 @@ static json_t *show_select_jobs(const json_t *jobs, const loom_jobid_t *id)
     return sel;
 }
 
+typedef struct show_order {
+    double key;
+    json_t *job;
+} show_order_t;
+
+static int show_order_cmp(const void *a, const void *b)
+{
+    double x = ((const show_order_t *)a)->key, y = ((const show_order_t *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+/* An array's master record (its pending remainder, or the last task, which
+ * keeps the array's id) goes after the tasks split off before it. */
+static double show_order_key(const json_t *jobs, const json_t *j)
+{
+    int64_t id = loom_ji(j, "job_id", 0), key = id;
+    if (loom_ji(j, "array_job_id", 0) != id)
+        return (double)id;
+    size_t i;
+    json_t *t;
+    json_array_foreach(jobs, i, t)
+    {
+        if (loom_ji(t, "array_job_id", 0) == id && loom_ji(t, "job_id", 0) > key)
+            key = loom_ji(t, "job_id", 0);
+    }
+    return key == id ? (double)id : (double)key + 0.5;
+}
+
+/* slurmctld 22.05's order: its job list (a master after the tasks split off
+ * so far), and for one array asked by its id the master first, then its
+ * tasks newest first. Sorts sel in place. */
+static void show_order_jobs(json_t *sel, bool one_array)
+{
+    size_t n = json_array_size(sel);
+    if (n < 2)
+        return;
+    show_order_t *v = loom_xcalloc(n, sizeof(*v));
+    for (size_t i = 0; i < n; i++) {
+        json_t *j = json_array_get(sel, i);
+        bool master = loom_ji(j, "array_job_id", 0) == loom_ji(j, "job_id", 0);
+        v[i].job = json_incref(j);
+        v[i].key = !one_array ? show_order_key(sel, j)
+                   : master   ? -1e18
+                              : -(double)loom_ji(j, "job_id", 0);
+    }
+    qsort(v, n, sizeof(*v), show_order_cmp);
+    json_array_clear(sel);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(sel, v[i].job);
+    free(v);
+}
+
 /* A job (or an array with a task) of that id exists. */
 static bool show_job_known(const json_t *jobs, uint32_t job_id)
 {
@@ -404,6 +456,7 @@ static int show_jobs(loom_scontrol_t *sc, const char *arg)
         return sc->cli.exit_error;
     }
     json_t *sel = show_select_jobs(json_object_get(reply, "jobs"), have_id ? &id : NULL);
+    show_order_jobs(sel, have_id && id.array == LOOM_JOBID_ARRAY_NONE);
     time_t now = (time_t)loom_ji(reply, "now", (int64_t)time(NULL));
     loom_sbuf_t out = LOOM_SBUF_INIT;
     rc = 0;
@@ -1158,7 +1211,8 @@ int loom_scontrol_show(loom_scontrol_t *sc, int n, char **w)
         loom_cli_error(&sc->cli, "%s", err.msg);
         return sc->cli.exit_error;
     }
-    if (loom_scontrol_word_is(what, "jobs", 1) && n > 2) {
+    if ((loom_scontrol_word_is(what, "jobs", 1) || loom_scontrol_word_is(what, "jobid", 1)) &&
+        n > 2) {
         fprintf(stderr, "too many arguments for keyword:show\n");
         return sc->cli.exit_error;
     }

@@ -412,3 +412,18 @@ def test_held_job_takes_its_priority_when_released(cluster):
     assert prio(x) == 0 and prio(y) == prio(a) - 1
     run(cluster, "scontrol", "release", str(x))
     assert prio(x) == prio(y) - 1
+
+
+def test_scontrol_show_array_order_as_slurm(cluster):
+    """slurmctld 22.05.8's order: for the array's id its master record (the pending
+    rest) first, then the tasks newest first; in the whole list the master after
+    the tasks split off from it (checked side by side)."""
+    a = int(run(cluster, "sbatch", "--parsable", "-a", "1-3", "-n", "4", "--wrap",
+                "sleep 60").stdout)
+    cluster.wait_for(lambda: len([j for j in cluster.jobs().values()
+                                  if cluster.state_of(j) == "RUNNING"]) == 2, "two tasks run")
+    ids = lambda *args: re.findall(r"^JobId=(\d+)", run(cluster, "scontrol", "show", "job",
+                                                        *args).stdout, re.M)
+    assert ids(str(a)) == [str(a), str(a + 2), str(a + 1)]
+    assert ids() == [str(a + 1), str(a + 2), str(a)]
+    run(cluster, "scancel", str(a))
