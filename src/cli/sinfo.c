@@ -512,7 +512,7 @@ static void sinfo_group(sinfo_t *s)
                 sinfo_place(s, per_part ? p : NULL, first, buf[i]);
                 placed++;
             }
-        if (per_part && !placed && !s->o.node_mode && !s->o.reasons)
+        if (per_part && !placed && !s->o.node_mode && (!s->o.reasons || s->o.summarize))
             sinfo_new_row(s, p);
     }
     free(buf);

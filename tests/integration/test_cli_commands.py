@@ -246,6 +246,9 @@ def test_sinfo_fields_and_options_as_slurm(cluster):
     assert out == ["PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T) NODELIST",
                    "debug*       up   infinite          0/1/0/1 node1",
                    "debug*       up   infinite          0/1/0/1 node2"]
+    assert run(cluster, "sinfo", "-R", "-s").stdout.splitlines() == [
+        "PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T) NODELIST",
+        "debug*       up   infinite          0/0/0/0 "]
     assert run(cluster, "sinfo", "--usage").stdout == (
         "Usage: sinfo [-abdelNRrsTv] [-i seconds] [-t states] [-p partition] [-n nodes]\n"
         "             [-S fields] [-o format] [-O Format] [--federation] [--local]\n")
