@@ -740,8 +740,8 @@ static int sinfo_setup(sinfo_t *s)
         return -1;
     }
     if (s->o.nodes && loom_hostlist_parse(s->o.nodes, &s->node_filter, &err) < 0) {
-        loom_cli_error(&s->cli, "Invalid node name %s", s->o.nodes);
-        return -1;
+        s->node_filter = loom_hostlist_create(); /* sinfo 22.05: a bad list is one name */
+        loom_hostlist_push(s->node_filter, s->o.nodes);
     }
     s->view.node_mode = s->o.node_mode;
     sinfo_format(s);

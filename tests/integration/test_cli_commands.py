@@ -246,6 +246,9 @@ def test_sinfo_fields_and_options_as_slurm(cluster):
     assert out == ["PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T) NODELIST",
                    "debug*       up   infinite          0/1/0/1 node1",
                    "debug*       up   infinite          0/1/0/1 node2"]
+    # a node list that does not parse is one name that matches nothing (no error)
+    assert run(cluster, "sinfo", "-h", "-n", "node[").stdout == (
+        "debug*       up   infinite      0    n/a \n")
     assert run(cluster, "sinfo", "-R", "-s").stdout.splitlines() == [
         "PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T) NODELIST",
         "debug*       up   infinite          0/0/0/0 "]
