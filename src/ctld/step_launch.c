@@ -47,6 +47,7 @@ typedef struct ctld_launch {
     char fail_node[128];
     char fail_msg[256];
     json_t *gathered; /* step.stat: per-node answers */
+    json_t *ok;       /* step.create: the success answer, made while the step exists */
 } launch_t;
 
 typedef struct launch_one {
@@ -62,6 +63,7 @@ static void launch_answer(launch_t *l, json_t *reply)
     ctld_conn_unref(l->conn);
     json_decref(l->req);
     json_decref(l->gathered);
+    json_decref(l->ok);
     free(l);
 }
 
@@ -203,8 +205,14 @@ static void launch_done(launch_t *l)
     ctld_job_t *job = ctld_job_find(c, l->job_id);
     ctld_step_t *s = job ? ctld_job_step_find(job, l->step_id) : NULL;
     if (!s) {
-        launch_answer(l, loom_msg_reply(l->req, -LOOM_EALREADY_DONE,
-                                        "Job/step already completing or completed"));
+        /* A short step can run and end before the step.create event is
+         * durable (a slow fsync on a loaded host): it was launched, so srun
+         * gets its answer and reads the tasks' exits from their I/O. It got
+         * "already completing" and failed its job, a running one. */
+        bool ran = !l->failed && l->ok && job && loom_job_base(job->state) == LOOM_JOB_RUNNING;
+        launch_answer(l, ran ? json_incref(l->ok)
+                             : loom_msg_reply(l->req, -LOOM_EALREADY_DONE,
+                                              "Job/step already completing or completed"));
         return;
     }
     if (!l->failed) {
@@ -296,6 +304,7 @@ static void launch_send(ctld_t *c, launch_t *l)
     ctld_job_t *job = ctld_job_find(c, l->job_id);
     ctld_step_t *s = job ? ctld_job_step_find(job, l->step_id) : NULL;
     l->pending = (s ? s->nnodes : 0) + 2; /* + the journal, + until every request is out */
+    l->ok = s ? launch_success(c, job, s, l->req) : NULL;
     for (uint32_t i = 0; s && i < s->nnodes; i++) {
         launch_one_t *one = loom_xcalloc(1, sizeof(*one));
         *one = (launch_one_t){l, i};
