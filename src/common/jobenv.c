@@ -177,8 +177,7 @@ static bool jobenv_valid_name(const char *s, size_t len)
     return true;
 }
 
-/* Split an --export list on commas outside quotes ("A=\"x,y\",B"). */
-static void jobenv_export_split(const char *spec, loom_strv_t *out)
+void loom_jobenv_export_split(const char *spec, loom_strv_t *out)
 {
     loom_sbuf_t tok = LOOM_SBUF_INIT;
     char quote = 0;
@@ -200,25 +199,11 @@ static void jobenv_export_split(const char *spec, loom_strv_t *out)
     loom_sbuf_free(&tok);
 }
 
-/* NAME=value with one pair of enclosing quotes removed from the value. */
-static char *jobenv_unquote(const char *item, size_t name_len)
-{
-    const char *v = item + name_len + 1;
-    size_t n = strlen(v);
-    loom_sbuf_t sb = LOOM_SBUF_INIT;
-    loom_sbuf_addn(&sb, item, name_len + 1);
-    if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0])
-        loom_sbuf_addn(&sb, v + 1, n - 2);
-    else
-        loom_sbuf_add(&sb, v);
-    return loom_sbuf_detach(&sb);
-}
-
 static int jobenv_export_items(const char *spec, loom_strv_t *items, bool *all, bool *none,
                                loom_err_t *err)
 {
     loom_strv_t raw = LOOM_STRV_INIT;
-    jobenv_export_split(spec, &raw);
+    loom_jobenv_export_split(spec, &raw);
     int rc = 0;
     for (size_t i = 0; i < raw.n && rc == 0; i++) {
         const char *t = raw.v[i];
@@ -230,8 +215,6 @@ static int jobenv_export_items(const char *spec, loom_strv_t *items, bool *all, 
             *none = true;
         else if (!jobenv_valid_name(t, len))
             rc = loom_errf(err, -LOOM_EPARSE, "invalid --export variable '%s'", t);
-        else if (eq)
-            loom_strv_take(items, jobenv_unquote(t, len));
         else
             loom_strv_add(items, t);
     }

@@ -5,7 +5,8 @@
  *  - loom_jobenv_export(): the --export rules (ALL, NONE, NIL, [ALL,]VAR[=val],...)
  *    applied to a submit-time environment; SLURM_* always pass. "NONE,VAR=x"
  *    is accepted as Slurm 22.05 does (Slurm then also loads the user's login
- *    environment, --get-user-env; Loom does not).
+ *    environment, --get-user-env; Loom does not). loom_jobenv_export_split()
+ *    splits such a list at commas outside quotes (sbatch uses it too).
  *  - loom_jobenv_batch(): every batch variable (column B of §12) for a job on
  *    one node, written over an environment (usually the exported one).
  *  - loom_jobenv_step(): the task variables (column T) of one srun task.
@@ -134,6 +135,11 @@ void loom_jobenv_rank_nodes(const uint32_t *tasks, size_t n, bool cyclic, uint32
 
 /* The task count of a job that did not give -n: one per cpus_per_task CPUs. */
 uint32_t loom_jobenv_default_ntasks(const uint32_t *cpus, size_t n, uint32_t cpus_per_task);
+
+/* Split an --export list on commas outside quotes into out (empty items
+ * dropped). Quotes stay in the items: X="a,b" is exported with its quotes,
+ * as Slurm 22.05 does. */
+void loom_jobenv_export_split(const char *spec, loom_strv_t *out);
 
 /* Apply an --export value (NULL or "" = ALL) to src ("NAME=value" strings,
  * NULL-terminated; may be NULL) into out. On error out is untouched. */

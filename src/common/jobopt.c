@@ -5,6 +5,7 @@
  */
 #include "common/jobopt.h"
 #include "common/gres.h"
+#include "common/jobenv.h"
 #include "common/jobopt_table.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
@@ -513,7 +514,7 @@ void loom_jobopt_export_env(loom_jobopt_t *o, char *const envp[])
 {
     loom_strv_t items = LOOM_STRV_INIT;
     bool all = !o->export_env, nil = false;
-    loom_strv_split(&items, o->export_env ? o->export_env : "", ",");
+    loom_jobenv_export_split(o->export_env ? o->export_env : "", &items);
     for (size_t i = 0; i < items.n; i++) {
         all |= strcasecmp(items.v[i], "ALL") == 0;
         nil |= strcasecmp(items.v[i], "NIL") == 0;

@@ -75,6 +75,31 @@ def test_submit_environment(cluster):
     assert (cluster.work / "none.out").read_text() == "MARK=\n"
 
 
+def test_export_list_quotes(cluster):
+    """--export splits at commas outside quotes and keeps the quotes, as sbatch
+    22.05 shows (side by side: X="a,b" -> ["a,b"]); a listed value wins over the
+    submitter's, a bare name takes the submitter's value, X= exports it empty."""
+    env = {"X": "sub", "Y": "suby"}
+    show = 'echo "X=[$X] Y=[$Y]"'
+    cases = [
+        (["--export=ALL,X=\"a,b\",Y=c"], {}, 'X=["a,b"] Y=[c]'),
+        (["--export=ALL,X='a,b'"], {}, "X=['a,b'] Y=[suby]"),
+        (["--export=NONE,X=1"], {}, "X=[1] Y=[]"),
+        (["--export=X"], {}, "X=[sub] Y=[]"),
+        (["--export=ALL,X="], {}, "X=[] Y=[suby]"),
+        (["--export=Y,X=a\"b,c\"d"], {}, 'X=[a"b,c"d] Y=[suby]'),
+        ([], {"SBATCH_EXPORT": "ALL,X=\"a,b\",Y=c"}, 'X=["a,b"] Y=[c]'),
+    ]
+    jobs = []
+    for i, (args, extra, want) in enumerate(cases):
+        out = "exp%d.out" % i
+        p = sbatch(cluster, *args, "--parsable", "-o", out, "--wrap", show, env=dict(env, **extra))
+        jobs.append((int(p.stdout), out, want))
+    for jid, out, want in jobs:
+        cluster.wait_job(jid, "COMPLETED")
+        assert (cluster.work / out).read_text() == want + "\n", (jid, out)
+
+
 def test_wait_exit_codes(cluster):
     p = sbatch(cluster, "-W", "--wrap", "exit 3", rc=3)
     assert re.match(r"^Submitted batch job \d+\n$", p.stdout)
@@ -205,6 +230,12 @@ def test_over_partition_rejected_when_enforced(make_cluster, args):
 
 def test_licenses_known_by_name(make_cluster):
     c = make_cluster(conf_extra="Licenses=foo:2,bar")
+    # scontrol show licenses as 22.05.8 prints them (Loom counts no use: Used=0)
+    lic = lambda *a: c.run("scontrol", *a, "show", "licenses", check=True).stdout
+    assert lic() == ("LicenseName=bar\n    Total=1 Used=0 Free=1 Reserved=0 Remote=no\n"
+                     "LicenseName=foo\n    Total=2 Used=0 Free=2 Reserved=0 Remote=no\n")
+    assert lic("-o") == ("LicenseName=bar Total=1 Used=0 Free=1 Reserved=0 Remote=no\n"
+                         "LicenseName=foo Total=2 Used=0 Free=2 Reserved=0 Remote=no\n")
     submitted(sbatch(c, "-L", "foo:2,bar", "--wrap=true"))
     for spec in ("foo:3", "foo|bar", "baz"):
         p = sbatch(c, "-L", spec, "--wrap=true", rc=1)

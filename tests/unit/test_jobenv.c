@@ -119,9 +119,14 @@ static void test_jobenv_export(void **state)
         {"ALL,NEW=x", "PATH=/bin HOME=/h EDITOR=vi SLURM_CONF=/c SLURM_X=1 NEW=x"},
         /* SLURM_* always pass; an explicit value replaces them. */
         {"SLURM_X=2", "SLURM_CONF=/c SLURM_X=2"},
-        /* Commas inside quotes belong to the value; the quotes go. */
-        {"A=\"x,y\",B=z", "SLURM_CONF=/c SLURM_X=1 A=x,y B=z"},
-        {"A='x y',B", "SLURM_CONF=/c SLURM_X=1 A=x y"},
+        /* Commas inside quotes belong to the value; the quotes stay (22.05). */
+        {"A=\"x,y\",B=z", "SLURM_CONF=/c SLURM_X=1 A=\"x,y\" B=z"},
+        {"A='x y',B", "SLURM_CONF=/c SLURM_X=1 A='x y'"},
+        {"A=a\"b,c\"d,EDITOR", "SLURM_CONF=/c SLURM_X=1 A=a\"b,c\"d EDITOR=vi"},
+        {"ALL,NEW=\"a,b\",B=c",
+         "PATH=/bin HOME=/h EDITOR=vi SLURM_CONF=/c SLURM_X=1 NEW=\"a,b\" B=c"},
+        {"A=\"x,y", "SLURM_CONF=/c SLURM_X=1 A=\"x,y"},
+        {",,A=1,,", "SLURM_CONF=/c SLURM_X=1 A=1"},
         {"A=x,y", "SLURM_CONF=/c SLURM_X=1 A=x"},
         {"A=", "SLURM_CONF=/c SLURM_X=1 A="},
         {"NONE,EDITOR", "SLURM_CONF=/c SLURM_X=1 EDITOR=vi"},

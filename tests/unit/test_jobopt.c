@@ -801,6 +801,12 @@ static void test_jobopt_cwd_and_env(void **state)
         {"--export=HOME,B=2|--wrap=t", "SLURM_CONF=/c HOME=/h B=2"},
         {"--export=ALL,A=3,MISSING|--wrap=t", "PATH=/bin HOME=/h SLURM_CONF=/c A=3"},
         {"--export=NIL,B=1|--wrap=t", "B=1"},
+        /* Commas inside quotes stay in the value, quotes included (sbatch 22.05);
+         * a listed value wins over the submitter's. */
+        {"--export=ALL,A=\"x,y\",B=c|--wrap=t", "PATH=/bin HOME=/h SLURM_CONF=/c A=\"x,y\" B=c"},
+        {"--export=NONE,B='p,q'|--wrap=t", "SLURM_CONF=/c B='p,q'"},
+        {"--export=ALL,A=|--wrap=t", "PATH=/bin HOME=/h SLURM_CONF=/c A="},
+        {"--export=A|--wrap=t", "SLURM_CONF=/c A=1"},
     };
     for (size_t i = 0; i < N(cases); i++) {
         assert_true(load_line(&o, SB, cases[i].args, NULL, NULL) > 0);
