@@ -121,6 +121,27 @@ static void common_munge(loom_cli_t *cli, const loom_conf_t *conf)
     free(sock);
 }
 
+/* Connect as Slurm's commands do: a controller that refuses the connection
+ * (down, or restarting after a crash) is tried again once a second for
+ * MessageTimeout seconds, so a job's sbatch or srun outlives a restart of
+ * loomctld. Other errors (a timeout, a bad address) are not retried. */
+static loom_rpc_t *common_connect_retry(loom_cli_t *cli, const loom_conf_t *conf, const char *addr,
+                                        loom_err_t *err)
+{
+    int64_t tries = conf->message_timeout > 0 ? conf->message_timeout : 10;
+    for (int64_t i = 1;; i++) {
+        loom_err_t e = {0};
+        loom_rpc_t *rpc = loom_rpc_connect(addr, cli->key, cli->timeout_ms, &e);
+        if (rpc || i >= tries || e.code != -LOOM_ECONNECT) {
+            if (!rpc && err)
+                *err = e;
+            return rpc;
+        }
+        loom_debug("%s; trying again", e.msg);
+        sleep(1);
+    }
+}
+
 static int common_connect(loom_cli_t *cli, loom_err_t *err)
 {
     const loom_conf_t *conf = loom_cli_conf(cli, err);
@@ -129,7 +150,7 @@ static int common_connect(loom_cli_t *cli, loom_err_t *err)
     loom_sbuf_t addr = LOOM_SBUF_INIT;
     common_address(cli, conf, &addr);
     loom_debug("connecting to %s", loom_sbuf_str(&addr));
-    cli->rpc = loom_rpc_connect(loom_sbuf_str(&addr), cli->key, cli->timeout_ms, err);
+    cli->rpc = common_connect_retry(cli, conf, loom_sbuf_str(&addr), err);
     bool tcp = strncmp(loom_sbuf_str(&addr), "unix:", 5) != 0;
     loom_sbuf_free(&addr);
     if (!cli->rpc)
@@ -153,6 +174,10 @@ int loom_cli_call(loom_cli_t *cli, const char *type, json_t *body, json_t **repl
     loom_err_t cerr = {0};
     rc = loom_rpc_call(cli->rpc, req, &rep, &cerr);
     json_decref(req);
+    if (rc == -LOOM_ECONNECT) { /* the connection is dead: the next call makes a new one */
+        loom_rpc_close(cli->rpc);
+        cli->rpc = NULL;
+    }
     if (rc < 0) {
         loom_debug("%s: %s", type, cerr.msg);
         return loom_errf(err, rc, "%s", loom_strerror(rc));

@@ -42,6 +42,7 @@ extern char **environ;
 
 #define SRUN_RETRY_FIRST_MS 100
 #define SRUN_RETRY_MAX_MS   2000
+#define SRUN_LOST_RETRIES   2 /* step.create after the controller's connection was lost */
 
 /* ---------------------------------------------------------------- options */
 
@@ -312,12 +313,16 @@ static bool srun_retry_wait(srun_t *s, int ms)
 static int srun_create_step(srun_t *s)
 {
     json_t *body = srun_step_request(s);
-    int delay = SRUN_RETRY_FIRST_MS, rc;
+    int delay = SRUN_RETRY_FIRST_MS, rc, lost = 0;
     bool waited = false;
     for (;;) {
         loom_err_t err = {0};
         json_t *reply = NULL;
         rc = loom_cli_call(&s->cli, "step.create", body, &reply, &err);
+        /* The controller went away (restarting after a crash): ask again on a
+         * new connection, as srun does after "Zero Bytes were transmitted". */
+        bool again =
+            rc == -LOOM_ENODES_BUSY || (rc == -LOOM_ECONNECT && lost++ < SRUN_LOST_RETRIES);
         if (rc == 0) {
             if (waited)
                 loom_cli_info(&s->cli, "Step created for job %u", s->job_id);
@@ -328,13 +333,15 @@ static int srun_create_step(srun_t *s)
                 loom_cli_info(&s->cli, "Job %u step creation temporarily disabled, retrying (%s)",
                               s->job_id, err.msg);
             waited = true;
+        } else if (again) {
+            loom_debug("step.create: %s; asking again", err.msg);
         } else if (rc == -LOOM_ESTEP_LAUNCH) {
             loom_cli_error(&s->cli, "%s", err.msg);
         } else {
             loom_cli_error(&s->cli, "Unable to create step for job %u: %s", s->job_id, err.msg);
         }
         json_decref(reply);
-        if (rc != -LOOM_ENODES_BUSY || !srun_retry_wait(s, delay))
+        if (!again || !srun_retry_wait(s, delay))
             break;
         delay = delay * 2 > SRUN_RETRY_MAX_MS ? SRUN_RETRY_MAX_MS : delay * 2;
     }
