@@ -1,7 +1,8 @@
 /*
  * sshare.c - associations' shares, fair-share usage and factors, as Slurm
  * 22.05's sshare prints them under PriorityFlags=FAIR_TREE (the default);
- * asks loomctld with assoc.shares (docs/proto/messages.md §3).
+ * asks loomctld with assoc.shares (docs/proto/messages.md §3). Under
+ * priority/basic the rows come too, with RawShares only and usage 0.
  *
  * Layouts (checked against sshare on slurmctld 22.05.8 with slurmdbd):
  *   default  Account,User,RawShares,NormShares,RawUsage,EffectvUsage,FairShare

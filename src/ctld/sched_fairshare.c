@@ -531,6 +531,49 @@ static json_t *fs_row(const ctld_t *c, const ctld_fairshare_t *fs, size_t i, con
     return r;
 }
 
+/* Under priority/basic nothing computes shares or usage: sshare 22.05 then
+ * shows RawShares only, usage and factors 0, NormShares and NormUsage blank
+ * and LevelFS 0 on every row, the root's too (checked side by side). */
+static void fs_row_basic(json_t *r, bool user)
+{
+    json_object_del(r, "norm_shares");
+    json_object_del(r, "norm_usage");
+    json_object_set_new(r, "raw_usage", json_real(0));
+    json_object_set_new(r, "eff_usage", json_real(0));
+    json_object_set_new(r, "level_fs", json_real(0));
+    if (user)
+        json_object_set_new(r, "fairshare", json_real(0));
+}
+
+static void fs_rows(const ctld_t *c, ctld_fairshare_t *fs, const json_t *req,
+                    const loom_strv_t *names, bool basic, json_t *rows)
+{
+    const json_t *users = json_object_get(req, "users");
+    const json_t *accounts = json_object_get(req, "accounts");
+    fs_rebuild(c, fs);
+    double(*tr)[FS_NTRES] = loom_xcalloc(fs->n + 1, sizeof(*tr));
+    double(*run)[FS_NTRES] = loom_xcalloc(fs->n + 1, sizeof(*run));
+    if (!basic)
+        fs_node_tres(c, fs, tr, run);
+    for (size_t i = 0; i < fs->n; i++) {
+        const ctld_assoc_t *a = fs->assoc[i];
+        if ((fs->nodes[i].is_user && !fs_listed(users, a->user)) ||
+            !fs_listed(accounts, a->account))
+            continue;
+        char *rt = fs_tres_text(names, tr[i], 60), *rr = fs_tres_text(names, run[i], 60);
+        char *rg = fs_limit_text(names, &a->grp_tres_mins);
+        json_t *r = fs_row(c, fs, i, rg, rt, rr);
+        if (basic)
+            fs_row_basic(r, fs->nodes[i].is_user);
+        json_array_append_new(rows, r);
+        free(rg);
+        free(rt);
+        free(rr);
+    }
+    free(tr);
+    free(run);
+}
+
 int ctld_fairshare_h_shares(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
                             loom_sbuf_t *raw)
 {
@@ -538,31 +581,19 @@ int ctld_fairshare_h_shares(ctld_t *c, const ctld_peer_t *peer, const json_t *re
     (void)raw;
     /* Security: shares and usage are visible to every user, as sshare shows them
      * without PrivateData=usage. */
-    const json_t *users = json_object_get(req, "users");
-    const json_t *accounts = json_object_get(req, "accounts");
     ctld_fairshare_t *fs = c->sched.x ? c->sched.x->fs : NULL;
     json_t *rows = json_array();
     loom_strv_t names = LOOM_STRV_INIT;
     fs_tres_names(c, &names);
     if (fs) {
-        fs_rebuild(c, fs);
-        double(*tr)[FS_NTRES] = loom_xcalloc(fs->n + 1, sizeof(*tr));
-        double(*run)[FS_NTRES] = loom_xcalloc(fs->n + 1, sizeof(*run));
-        fs_node_tres(c, fs, tr, run);
-        for (size_t i = 0; i < fs->n; i++) {
-            const ctld_assoc_t *a = fs->assoc[i];
-            if ((fs->nodes[i].is_user && !fs_listed(users, a->user)) ||
-                !fs_listed(accounts, a->account))
-                continue;
-            char *rt = fs_tres_text(&names, tr[i], 60), *rr = fs_tres_text(&names, run[i], 60);
-            char *rg = fs_limit_text(&names, &a->grp_tres_mins);
-            json_array_append_new(rows, fs_row(c, fs, i, rg, rt, rr));
-            free(rg);
-            free(rt);
-            free(rr);
-        }
-        free(tr);
-        free(run);
+        fs_rows(c, fs, req, &names, false, rows);
+    } else { /* priority/basic: the tree with nothing computed */
+        ctld_fairshare_t basic = {.usage = json_object()};
+        fs_rows(c, &basic, req, &names, true, rows);
+        json_decref(basic.usage);
+        free(basic.nodes);
+        free(basic.assoc);
+        free(basic.node_of);
     }
     json_t *tn = json_array();
     for (size_t i = 0; i < names.n; i++)

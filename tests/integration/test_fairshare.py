@@ -35,13 +35,23 @@ HEAD_L = ("Account                    User  RawShares  NormShares    RawUsage   
 
 @pytest.fixture(params=BACKENDS)
 def fs(request, make_cluster):
+    yield from fs_cluster(make_cluster, request.param, CONF)
+
+
+@pytest.fixture
+def fs_basic(make_cluster):
+    """The same cluster under priority/basic (the default PriorityType)."""
+    yield from fs_cluster(make_cluster, "sqlite", "")
+
+
+def fs_cluster(make_cluster, backend, conf):
     need("loomdbd", "sacctmgr", "sshare", "sprio")
     port = free_port()
     extra = ("AccountingStorageType=accounting_storage/slurmdbd\nAccountingStoragePort=%d\n"
-             "AccountingStorageEnforce=associations\n" % port) + CONF
+             "AccountingStorageEnforce=associations\n" % port) + conf
     c = make_cluster(start=False, nodes=1, cpus=2, gpus=0, conf_extra=extra)
     dbname = None
-    if request.param == "pgsql":
+    if backend == "pgsql":
         dbname = "loomfs_%d_%d" % (os.getpid(), int(time.time() * 1000) % 10**9)
         pg_admin("CREATE DATABASE %s" % dbname)
         info = dict(kv.split("=", 1) for kv in os.environ["LOOM_TEST_PGSQL"].split())
@@ -207,3 +217,35 @@ def test_saved_usage_and_reset_now(fs):
     c.start_ctld()
     c.wait_for(lambda: loaded(c), "associations after the restart", timeout=40)
     assert usage(c, "busy") == 0
+
+
+def test_sshare_priority_basic(fs_basic):
+    """Under priority/basic sshare 22.05 still lists the associations, with
+    RawShares only: NormShares and NormUsage blank, usage, EffectvUsage,
+    FairShare and LevelFS 0 (the root's LevelFS too), TRES usage all 0 even
+    for a running job (checked side by side with slurmctld+slurmdbd 22.05)."""
+    c = fs_basic
+    c.start()
+    c.wait_for(lambda: loaded(c), "associations in sshare", timeout=40)
+    job = sbatch(c, "-A", "busy", "-t", "10", "--wrap", "sleep 30")
+    c.wait_job(job, "RUNNING")
+    p = c.run("sshare", "-a")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith(HEAD), p.stdout
+    assert "root                                                             0      0.000000" \
+           "            \n" in p.stdout, p.stdout
+    user = ("%-20s %10s          1                       0      0.000000   0.000000 \n"
+            % ("  busy", c.user[:10]))
+    assert user in p.stdout, p.stdout
+    rows = shares(c, "-l")
+    assert rows[("root", "")]["LevelFS"] == "0.000000"
+    assert rows[("root", "")]["RawShares"] == ""
+    for key in [("busy", ""), ("busy", c.user), ("idle", c.user)]:
+        r = rows[key]
+        assert r["RawShares"] == "1", (key, r)
+        assert (r["NormShares"], r["NormUsage"], r["RawUsage"]) == ("", "", "0"), (key, r)
+        assert (r["EffectvUsage"], r["LevelFS"]) == ("0.000000", "0.000000"), (key, r)
+        assert r["FairShare"] == ("0.000000" if key[1] else ""), (key, r)
+        assert re.fullmatch(r"cpu=0,mem=0,energy=0,node=0,billing=0(,[^=]+=0)*",
+                            r["TRESRunMins"]), r
+    c.run("scancel", str(job))
