@@ -1196,6 +1196,39 @@ static int show_hostnames(loom_scontrol_t *sc, const char *kind, const char *arg
     return 0;
 }
 
+static int show_name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* slurm.conf's Licenses= ("a:2,b"), by name; Loom counts no use of them. */
+static int show_licenses(loom_scontrol_t *sc, const char *arg)
+{
+    loom_strv_t items = LOOM_STRV_INIT;
+    const char *conf = sc->cli.conf ? sc->cli.conf->licenses : NULL;
+    if (conf)
+        loom_strv_split(&items, conf, ",");
+    if (items.n)
+        qsort(items.v, items.n, sizeof(*items.v), show_name_cmp);
+    loom_sbuf_t out = LOOM_SBUF_INIT;
+    for (size_t i = 0; i < items.n; i++) {
+        char *colon = strchr(items.v[i], ':');
+        long total = colon ? strtol(colon + 1, NULL, 10) : 1;
+        if (colon)
+            *colon = '\0';
+        if (arg && strcmp(arg, items.v[i]) != 0)
+            continue;
+        loom_sbuf_addf(&out, "LicenseName=%s%sTotal=%ld Used=0 Free=%ld Reserved=0 Remote=no\n",
+                       items.v[i], sc->oneliner ? " " : "\n    ", total, total);
+    }
+    if (!items.n)
+        loom_sbuf_add(&out, "No licenses configured in Slurm.\n");
+    loom_cli_flush(&out);
+    loom_sbuf_free(&out);
+    loom_strv_free(&items);
+    return 0;
+}
+
 int loom_scontrol_show(loom_scontrol_t *sc, int n, char **w)
 {
     if (n < 1) {
@@ -1226,10 +1259,22 @@ int loom_scontrol_show(loom_scontrol_t *sc, int n, char **w)
         return show_partitions(sc, arg);
     if (loom_scontrol_word_is(what, "config", 1))
         return show_config(sc);
-    if (loom_scontrol_word_is(what, "reservations", 3)) {
-        printf("No reservations in the system\n");
+    if (loom_scontrol_word_is(what, "reservations", 3)) { /* Loom has none */
+        if (arg)
+            printf("Reservation %s not found\n", arg);
+        else
+            printf("No reservations in the system\n");
+        return arg ? sc->cli.exit_error : 0;
+    }
+    if (loom_scontrol_word_is(what, "licenses", 3))
+        return show_licenses(sc, arg);
+    if (loom_scontrol_word_is(what, "topology", 3)) {
+        loom_cli_error(&sc->cli, "No topology information available");
         return 0;
     }
+    if (loom_scontrol_word_is(what, "burstbuffer", 3) ||
+        loom_scontrol_word_is(what, "federation", 3))
+        return 0; /* none here: scontrol 22.05.8 prints nothing */
     fprintf(stderr, "invalid entity:%s for keyword:show \n", what);
     return sc->cli.exit_error;
 }

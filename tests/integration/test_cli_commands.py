@@ -321,6 +321,12 @@ def test_scontrol_messages_as_slurm(cluster):
             "scontrol_print_job error: Invalid job id specified\n")
     assert scontrol_err(cluster, "show", "job", "1", "2") == (
         "too many arguments for keyword:show\n")
+    # entities Loom has none of, in 22.05.8's words
+    p = run(cluster, "scontrol", "show", "licenses")
+    assert p.stdout == "No licenses configured in Slurm.\n"
+    assert run(cluster, "scontrol", "show", "res", "x", rc=1).stdout == "Reservation x not found\n"
+    p = run(cluster, "scontrol", "show", "topology")
+    assert p.stdout == "" and p.stderr == "scontrol: error: No topology information available\n"
     # scancel -Q: the error only in the exit code
     assert run(cluster, "scancel", "-Q", "-s", "USR1", "99999", rc=1).stderr == ""
 
