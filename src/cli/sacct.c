@@ -13,6 +13,7 @@
 #include "common/timefmt.h"
 #include "common/xalloc.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -94,6 +95,30 @@ static int sacct_parse_format(sacct_t *s, const char *fmt)
     return 0;
 }
 
+/* -j items as sacct 22.05 takes them: a job id first ("Bad job/step
+ * specified: x" otherwise), digits after '_' ("Bad job array element
+ * specified: 12" for 12_[3], 12_*, 12_x); what follows the task's digits
+ * without a '.' is ignored (12_3x, 12_1-2 are 12_3, 12_1). */
+static int sacct_check_jobs(const char *list)
+{
+    loom_strv_t v = LOOM_STRV_INIT;
+    loom_strv_split(&v, list, ",");
+    int rc = 0;
+    for (size_t i = 0; i < v.n && rc == 0; i++) {
+        const char *t = v.v[i], *u = strchr(t, '_');
+        if (!isdigit((unsigned char)t[0])) {
+            fprintf(stderr, "sacct: fatal: Bad job/step specified: %s\n", t);
+            rc = -1;
+        } else if (u && !isdigit((unsigned char)u[1])) {
+            fprintf(stderr, "sacct: fatal: Bad job array element specified: %ld\n",
+                    strtol(t, NULL, 10));
+            rc = -1;
+        }
+    }
+    loom_strv_free(&v);
+    return rc;
+}
+
 /* -j: job ids go to the query, step ids ("1.0") also select rows. */
 static char *sacct_job_ids(sacct_t *s)
 {
@@ -105,8 +130,17 @@ static char *sacct_job_ids(sacct_t *s)
         any_step |= strchr(v.v[i], '.') != NULL || strchr(v.v[i], '_') != NULL;
         loom_sbuf_addf(&sb, "%s%ld", sb.len ? "," : "", strtol(v.v[i], NULL, 10));
     }
-    for (size_t i = 0; any_step && i < v.n; i++)
-        loom_strv_add(&s->steps, v.v[i]);
+    for (size_t i = 0; any_step && i < v.n; i++) {
+        const char *u = strchr(v.v[i], '_');
+        char task[48];
+        if (u && !strchr(v.v[i], '.')) { /* "12_3x" -> "12_3" */
+            snprintf(task, sizeof(task), "%ld_%ld", strtol(v.v[i], NULL, 10),
+                     strtol(u + 1, NULL, 10));
+            loom_strv_add(&s->steps, task);
+        } else {
+            loom_strv_add(&s->steps, v.v[i]);
+        }
+    }
     loom_strv_free(&v);
     return loom_sbuf_detach(&sb);
 }
@@ -275,16 +309,17 @@ static void sacct_emit(sacct_t *s, const sacct_row_t *r)
 }
 
 /* Does one -j item select this row? "12" selects the job (every task of
- * array 12) and its steps, "12_3" that task (or the pending record holding
- * it) and its steps, "12.batch" / "12_3.0" that step only, as sacct 22.05. */
+ * array 12) and its steps, "12_3" that task and its steps (not a pending
+ * record still holding index 3, "12_[1-5]" or "12_[3]": sacct 22.05 shows
+ * none), "12.batch" / "12_3.0" that step only, as sacct 22.05. */
 static bool sacct_item_hit(const char *item, const json_t *job, const json_t *step,
                            const char *row_id, const char *job_id)
 {
     long n = strtol(item, NULL, 10);
     if (strchr(item, '.'))
         return step && !strcmp(row_id, item);
-    if (strchr(item, '_') && !loom_js(job, "array_task_str"))
-        return !strcmp(job_id, item);
+    if (strchr(item, '_'))
+        return !loom_js(job, "array_task_str") && !strcmp(job_id, item);
     return n == loom_ji(job, "job_id", 0) || n == loom_ji(job, "array_job_id", -1);
 }
 
@@ -410,6 +445,8 @@ static int sacct_opts(sacct_t *s, int argc, char **argv)
     while ((c = getopt_long(argc, argv, "j:u:aA:S:E:s:Xo:pPnblr:eVhvDLM:", lo, NULL)) != -1) {
         switch (c) {
         case 'j': /* submitit asks "sacct ... -j 12 -j 13" */
+            if (sacct_check_jobs(optarg) < 0)
+                return -1;
             loom_sbuf_addf(&s->jobs_all, "%s%s", s->jobs_all.len ? "," : "", optarg);
             s->jobs = loom_sbuf_str(&s->jobs_all);
             break;

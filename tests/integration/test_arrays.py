@@ -303,3 +303,55 @@ def test_single_index_array_stays_folded(make_cluster):
     finally:
         c.stop()
         dbd.stop()
+
+
+def test_sacct_array_task_selection(make_cluster):
+    """sacct -j on arrays as sacct 22.05 (checked side by side with
+    bench/slurmdbd_local.sh): a pending array never started ("N_[1-5]", or
+    "N_[3]" folded) is selected by N but not by N_3 (header only, exit 0);
+    -j N_[3] is a fatal 'Bad job array element specified'. A task requeued
+    after it ran keeps its run as a REQUEUED record (with its batch step)
+    beside the new run; without -D only the latest run is shown."""
+    port = free_port()
+    c = make_cluster(start=False, cpus=8, gpus=0,
+                     conf_extra="AccountingStorageType=accounting_storage/slurmdbd\n"
+                                "AccountingStorageHost=localhost\n"
+                                "AccountingStoragePort=%d\n" % port)
+    dbd = Acct(c, "sqlite", port)
+    dbd.start()
+    try:
+        c.start()
+        held = sbatch(c, "-H", "--array=1-5", "--wrap", "true")
+        one = sbatch(c, "-H", "--array=3", "--wrap", "true")
+        ran = sbatch(c, "--array=1-3", "-o", "/dev/null", "--wrap", "true")
+        wait_done(c, ran, 3)
+
+        def sacct(*args, rc=0):
+            p = c.run("sacct", "-n", "-P", "-S", "2000-01-01", "-o", "JobID,State", *args)
+            assert p.returncode == rc, p.stderr
+            return p
+        c.wait_for(lambda: sacct("-j", str(held)).stdout == "%d_[1-5]|PENDING\n" % held
+                   and sacct("-j", str(one)).stdout == "%d_[3]|PENDING\n" % one,
+                   "the pending arrays in sacct", timeout=60)
+        assert sacct("-j", "%d_3" % held).stdout == ""
+        assert sacct("-j", "%d_3" % one).stdout == ""
+        assert sacct("-j", "%d_3,%d_2" % (one, ran), "-X").stdout == "%d_2|COMPLETED\n" % ran
+        p = sacct("-j", "%d_[3]" % one, rc=1)
+        assert p.stderr == "sacct: fatal: Bad job array element specified: %d\n" % one
+        c.wait_for(lambda: "%d_3|COMPLETED" % ran in sacct("-j", str(ran), "-X").stdout,
+                   "the tasks in sacct", timeout=60)
+        time.sleep(1.5)  # the rerun's submit time is the requeue's: a new record
+        c.run("scontrol", "requeue", "%d_2" % ran, check=True)
+        rerun = ["%d_2|COMPLETED" % ran, "%d_2.batch|COMPLETED" % ran]
+        c.wait_for(lambda: sacct("-j", "%d_2" % ran).stdout.splitlines() == rerun,
+                   "the requeued task's second run", timeout=60)
+        first = ["%d_2|REQUEUED" % ran, "%d_2.batch|COMPLETED" % ran]
+        assert sacct("-j", "%d_2" % ran, "-D").stdout.splitlines() == first + rerun
+        assert sacct("-j", str(ran), "-D", "-X").stdout.splitlines() == [
+            "%d_1|COMPLETED" % ran, "%d_2|REQUEUED" % ran, "%d_3|COMPLETED" % ran,
+            "%d_2|COMPLETED" % ran]
+        assert sacct("-j", str(ran), "-X").stdout.splitlines() == [
+            "%d_1|COMPLETED" % ran, "%d_3|COMPLETED" % ran, "%d_2|COMPLETED" % ran]
+    finally:
+        c.stop()
+        dbd.stop()
