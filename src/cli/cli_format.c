@@ -95,6 +95,10 @@ static const char *format_field(const char *p, const loom_fmt_col_t *cols, size_
     }
     int width = format_width(&p);
     const loom_fmt_col_t *col = *p ? loom_fmt_col_by_letter(cols, ncols, *p) : NULL;
+    if (!*p && p == start)
+        return p; /* a lone '%' at the end prints nothing (squeue/sinfo 22.05) */
+    if (!*p && bad)
+        loom_strv_add(bad, ""); /* "%5": reported with an empty letter, kept as text */
     if (!col) {
         size_t n = *p ? (size_t)(p - start) + 1 : (size_t)(p - start);
         if (bad && *p)
@@ -263,6 +267,34 @@ void loom_fmt_date_line(time_t now, loom_sbuf_t *out)
 }
 
 /* ---- JSON accessors ----------------------------------------------------- */
+
+bool loom_cli_clusters(const char *list, const char *local, loom_strv_t *errors)
+{
+    loom_strv_t names = LOOM_STRV_INIT;
+    loom_strv_split(&names, list, ",");
+    bool found = false;
+    loom_sbuf_t line = LOOM_SBUF_INIT;
+    for (size_t i = 0; i < names.n; i++) {
+        if (!strcasecmp(names.v[i], "all") || (local && !strcmp(names.v[i], local))) {
+            found = true;
+            continue;
+        }
+        loom_sbuf_reset(&line);
+        loom_sbuf_addf(&line, "No cluster '%s' known by database.", names.v[i]);
+        loom_strv_add(errors, loom_sbuf_str(&line));
+    }
+    if (!found) {
+        loom_sbuf_reset(&line);
+        loom_sbuf_addf(&line,
+                       "'%s' can't be reached now, or it is an invalid entry for --cluster.  "
+                       "Use 'sacctmgr list clusters' to see available clusters.",
+                       list);
+        loom_strv_add(errors, loom_sbuf_str(&line));
+    }
+    loom_sbuf_free(&line);
+    loom_strv_free(&names);
+    return found;
+}
 
 const char *loom_js(const json_t *obj, const char *key)
 {

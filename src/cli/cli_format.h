@@ -108,6 +108,12 @@ void loom_fmt_row(const loom_fmt_t *f, const void *ctx, const void *rec, loom_sb
 /* The date line of the -l layouts: "Sat Nov 21 13:10:12 2026" (local time). */
 void loom_fmt_date_line(time_t now, loom_sbuf_t *out);
 
+/* squeue/sinfo -M/--clusters: Loom serves one cluster, its ClusterName
+ * (`local`); "all" names it too. Returns true when the comma-separated `list`
+ * names it; each other name adds Slurm's "No cluster 'x' known by database."
+ * to `errors`, and a list naming none adds the "can't be reached" line. */
+bool loom_cli_clusters(const char *list, const char *local, loom_strv_t *errors);
+
 /* ---- JSON record accessors (borrowed values; absent or ill-typed keys give the default) */
 const char *loom_js(const json_t *obj, const char *key); /* NULL when absent */
 const char *loom_js_or(const json_t *obj, const char *key, const char *dflt);

@@ -45,6 +45,7 @@ typedef struct sinfo_opts {
     bool node_mode, long_fmt, summarize, reasons, noheader, exact, responding, dead, json;
     bool all; /* -a: hidden partitions too */
     char *format, *sort, *nodes;
+    char *clusters;   /* -M: checked against ClusterName, printed as "CLUSTER: x" */
     bool format_long; /* -O was given: -o and -O share one string, read as -O */
     loom_strv_t parts;
     uint32_t *states;
@@ -171,6 +172,8 @@ static int sinfo_option(sinfo_t *s, int c, const char *arg)
         s->o.all = true;
         break;
     case 'M':
+        sinfo_set(&s->o.clusters, arg);
+        break;
     case OPT_IGNORE:
         break;
     case 'd':
@@ -657,6 +660,9 @@ static void sinfo_print(sinfo_t *s, loom_sbuf_t *out)
     if (!s->o.noheader) {
         if (s->o.long_fmt)
             loom_fmt_date_line(time(NULL), out);
+        if (s->o.clusters)
+            loom_sbuf_addf(out, "CLUSTER: %s\n",
+                           s->conf->cluster_name ? s->conf->cluster_name : "");
         loom_fmt_header(&s->fmt, out);
     }
     for (size_t i = 0; i < s->n_rows; i++)
@@ -739,6 +745,13 @@ static int sinfo_setup(sinfo_t *s)
         loom_cli_error(&s->cli, "%s", err.msg);
         return -1;
     }
+    loom_strv_t errs = LOOM_STRV_INIT;
+    bool known = !s->o.clusters || loom_cli_clusters(s->o.clusters, s->conf->cluster_name, &errs);
+    for (size_t i = 0; i < errs.n; i++)
+        loom_cli_error(&s->cli, "%s", errs.v[i]);
+    loom_strv_free(&errs);
+    if (!known)
+        return -1;
     if (s->o.nodes && loom_hostlist_parse(s->o.nodes, &s->node_filter, &err) < 0) {
         s->node_filter = loom_hostlist_create(); /* sinfo 22.05: a bad list is one name */
         loom_hostlist_push(s->node_filter, s->o.nodes);
@@ -758,6 +771,7 @@ static void sinfo_free(sinfo_t *s)
     free(s->o.format);
     free(s->o.sort);
     free(s->o.nodes);
+    free(s->o.clusters);
     loom_cli_fini(&s->cli);
 }
 

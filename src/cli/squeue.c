@@ -20,6 +20,7 @@
 #include "common/jobstate.h"
 #include "common/xalloc.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -32,7 +33,11 @@
 #define SQUEUE_FMT_LONG    "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
 #define SQUEUE_FMT_STEPS   "%.15i %.8j %.9P %.8u %.9M %N"
 #define SQUEUE_FMT_START   "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"
-#define SQUEUE_MAX_TASKS   1000000
+/* -o %all: every letter in squeue 22.05's order, '|'-separated, unpadded. */
+#define SQUEUE_FMT_ALL                                                                             \
+    "%a|%b|%c|%d|%e|%f|%g|%h|%i|%j|%k|%l|%m|%n|%o|%p|%q|%r|%s|%t|%u|%v|%w|%x|%y|%z|%A|%B|%C|%D|"   \
+    "%E|%F|%G|%H|%I|%J|%K|%L|%M|%N|%O|%P|%Q|%R|%S|%T|%U|%V|%W|%X|%Y|%Z"
+#define SQUEUE_MAX_TASKS 1000000
 
 typedef struct squeue_opts {
     loom_strv_t users; /* uids, as decimal text */
@@ -43,7 +48,7 @@ typedef struct squeue_opts {
     uint32_t *states; /* state words to show; NULL: the default set */
     size_t n_states;
     bool all_states;
-    char *format, *format_long, *sort, *nodelist;
+    char *format, *format_long, *sort, *nodelist, *clusters;
     bool noheader, long_fmt, array, steps, start, json, format_cli;
     int iterate, verbose;
 } squeue_opts_t;
@@ -53,6 +58,7 @@ typedef struct squeue {
     squeue_opts_t o;
     loom_squeue_view_t view;
     loom_hostlist_t *nodes; /* -w, expanded */
+    bool bad_sort;          /* -S had a bad letter: header only, exit 1 */
     int argc;               /* for the --json meta */
     char **argv;
 } squeue_t;
@@ -233,9 +239,11 @@ static int squeue_option(squeue_t *q, int c, const char *arg)
     case 'A':
         loom_strv_split(&q->o.accounts, arg, ",");
         break;
+    case 'M':
+        squeue_set(&q->o.clusters, arg);
+        break;
     case 'a':
     case 'P':
-    case 'M':
     case 'L':
     case OPT_IGNORE:
         break;
@@ -317,6 +325,19 @@ static int squeue_option(squeue_t *q, int c, const char *arg)
     return 1;
 }
 
+/* -S: the letters squeue 22.05 takes (it reports the last bad one). */
+static int squeue_check_sort(const squeue_t *q)
+{
+    char bad = 0;
+    for (const char *k = q->o.sort; k && *k; k++)
+        if (strchr("akoqrswxyAEFKRWXYZ", *k) || (!strchr(",+-", *k) && !isalpha((unsigned char)*k)))
+            bad = *k;
+    if (!bad)
+        return 0;
+    loom_cli_error(&q->cli, "Invalid sort specification: %c", bad);
+    return -1;
+}
+
 static int squeue_parse(squeue_t *q, int argc, char **argv)
 {
     if (squeue_env(q) < 0)
@@ -342,6 +363,9 @@ static int squeue_parse(squeue_t *q, int argc, char **argv)
                         "exclusive. Please remove one and retry.\n");
         return -1;
     }
+    q->bad_sort = squeue_check_sort(q) < 0;
+    if (q->o.format && !strcmp(q->o.format, "%all"))
+        squeue_set(&q->o.format, SQUEUE_FMT_ALL);
     loom_cli_set_verbosity(&q->cli, q->o.verbose, false);
     return 1;
 }
@@ -501,7 +525,10 @@ static bool squeue_state_ok(const squeue_t *q, uint32_t st)
         return !loom_job_state_is_terminal(st) || (st & LOOM_JOB_F_COMPLETING);
     for (size_t i = 0; i < q->o.n_states; i++) {
         uint32_t want = q->o.states[i];
-        if (want > LOOM_JOB_STATE_BASE ? (st & want) != 0 : loom_job_base(st) == want)
+        if (st & LOOM_JOB_F_COMPLETING) { /* -t CA does not show a CG job (22.05) */
+            if (want & LOOM_JOB_F_COMPLETING)
+                return true;
+        } else if (want > LOOM_JOB_STATE_BASE ? (st & want) != 0 : loom_job_base(st) == want)
             return true;
     }
     return false;
@@ -575,8 +602,9 @@ static int squeue_cmp_field(const loom_squeue_view_t *v, char key, const json_t 
     case 'P':
         return squeue_cmp_str(loom_js(a, "partition"), loom_js(b, "partition"));
     case 't':
-    case 'T':
-        return squeue_cmp_int(loom_cli_job_state(a), loom_cli_job_state(b));
+    case 'T': /* by name as squeue 22.05: CANCELLED, COMPLETING, PENDING, RUNNING */
+        return squeue_cmp_str(loom_job_state_name(loom_cli_job_state(a)),
+                              loom_job_state_name(loom_cli_job_state(b)));
     case 'p':
     case 'Q':
         return squeue_cmp_int((uint32_t)loom_ji(a, "priority", 0),
@@ -721,8 +749,10 @@ static json_t *squeue_steps(const json_t *jobs)
     json_t *j;
     json_array_foreach(jobs, i, j)
     {
-        loom_job_state_t b = loom_job_base(loom_cli_job_state(j));
-        if (b == LOOM_JOB_RUNNING || b == LOOM_JOB_SUSPENDED)
+        uint32_t st = loom_cli_job_state(j);
+        loom_job_state_t b = loom_job_base(st);
+        /* a completing job's steps are listed until they end, as in 22.05 */
+        if (b == LOOM_JOB_RUNNING || b == LOOM_JOB_SUSPENDED || (st & LOOM_JOB_F_COMPLETING))
             squeue_job_steps(j, out);
     }
     return out;
@@ -750,11 +780,15 @@ static void squeue_print(squeue_t *q, squeue_rows_t *rows, loom_sbuf_t *out)
     loom_fmt_t f = LOOM_FMT_INIT;
     squeue_format(q, &f);
     squeue_sort_ctx_t sc = {&q->view, squeue_default_sort(q)};
+    if (q->bad_sort)
+        rows->n = 0; /* squeue 22.05 fails in its sort, after the header */
     if (rows->n > 1)
         qsort_r(rows->v, rows->n, sizeof(*rows->v), squeue_cmp, &sc);
     if (!q->o.noheader) {
-        if (q->o.long_fmt)
+        if (q->o.long_fmt || q->o.iterate > 0)
             loom_fmt_date_line(q->view.now, out);
+        if (q->o.clusters)
+            loom_sbuf_addf(out, "CLUSTER: %s\n", q->view.cluster ? q->view.cluster : "");
         loom_fmt_header(&f, out);
     }
     json_t *scratch = json_object();
@@ -904,6 +938,19 @@ static int squeue_nodes_filter(squeue_t *q)
     return 0;
 }
 
+/* -M: the one cluster this controller serves, else Slurm's errors. */
+static int squeue_clusters(squeue_t *q)
+{
+    if (!q->o.clusters)
+        return 0;
+    loom_strv_t errs = LOOM_STRV_INIT;
+    bool ok = loom_cli_clusters(q->o.clusters, q->view.cluster, &errs);
+    for (size_t i = 0; i < errs.n; i++)
+        loom_cli_error(&q->cli, "%s", errs.v[i]);
+    loom_strv_free(&errs);
+    return ok ? 0 : -1;
+}
+
 static int squeue_once(squeue_t *q)
 {
     json_t *all = NULL;
@@ -943,7 +990,7 @@ static int squeue_once(squeue_t *q)
     json_decref(recs);
     json_decref(sel);
     json_decref(all);
-    return 0;
+    return q->bad_sort ? q->cli.exit_error : 0;
 }
 
 static void squeue_free(squeue_t *q)
@@ -962,6 +1009,7 @@ static void squeue_free(squeue_t *q)
     free(q->o.format_long);
     free(q->o.sort);
     free(q->o.nodelist);
+    free(q->o.clusters);
     loom_hostlist_destroy(q->nodes);
     loom_cli_fini(&q->cli);
 }
@@ -979,15 +1027,14 @@ int main(int argc, char **argv)
     loom_err_t err = {0};
     const loom_conf_t *conf = loom_cli_conf(&q.cli, &err);
     q.view.cluster = conf ? conf->cluster_name : NULL;
-    rc = squeue_nodes_filter(&q) < 0 ? q.cli.exit_error : 0;
+    rc = squeue_clusters(&q) < 0 || squeue_nodes_filter(&q) < 0 ? q.cli.exit_error : 0;
     while (rc == 0) {
         rc = squeue_once(&q);
         if (q.o.iterate <= 0)
             break;
+        putchar('\n'); /* squeue -i ends each round with a blank line */
         fflush(stdout);
         sleep((unsigned)q.o.iterate);
-        if (!q.o.noheader)
-            putchar('\n');
     }
     squeue_free(&q);
     return rc;

@@ -302,7 +302,15 @@ GETTER(cpus_per_task)
 
 static void min_cpus_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
 {
-    fields_int(j, "min_cpus", loom_ji(j, "cpus_per_task", 1), out);
+    /* Per node, as scontrol's MinCPUsNode: CPUs/task x tasks/node, raised by
+     * --mincpus (the record's min_cpus is the job's total). */
+    int64_t cpt = loom_ji(j, "cpus_per_task", 1), tpn = loom_ji(j, "ntasks_per_node", 0);
+    int64_t per_node = cpt * (tpn > 0 ? tpn : 1), total = loom_ji(j, "min_cpus", 0);
+    int64_t nodes = loom_ji(j, "min_nodes", loom_ji(j, "num_nodes", 1));
+    nodes = nodes > 0 ? nodes : 1;
+    if (total > loom_ji(j, "num_tasks", 1) * cpt && total / nodes > per_node)
+        per_node = total / nodes;
+    loom_sbuf_addf(out, "%lld", (long long)per_node);
 }
 GETTER(min_cpus)
 
@@ -608,7 +616,7 @@ const loom_fmt_col_t loom_squeue_job_cols[] = {
     {'N', "NodeList", "NODELIST", 0, nodelist, LOOM_FMT_HDR_NOCUT},
     {'B', "BatchHost", "EXEC_HOST", 0, batch_host, 0},
     {'n', "ReqNodes", "REQ_NODES", 0, req_nodes, 0},
-    {'x', "ExcNodes", "EXC_NODES", 0, exc_nodes, 0},
+    {'x', NULL, "EXC_NODES", 0, exc_nodes, 0}, /* no -O name in 22.05 */
     {'Y', "SchedNodes", "SCHEDNODES", 0, sched_nodes, 0},
     {'f', "Feature", "FEATURES", 0, features, 0},
     {'v', "Reservation", "RESERVATION", 0, reservation, 0},

@@ -62,6 +62,24 @@ def test_squeue_default_layout_and_filters(cluster):
     assert "squeue: error: Invalid job state specified: bogus" in p.stderr
 
 
+def test_squeue_state_order_and_min_cpus(cluster):
+    """squeue 22.05 (checked side by side) sorts states by name: CANCELLED,
+    COMPLETING, PENDING, RUNNING; %c is
+    the CPUs per node a job asks for (CPUs/task), not its total."""
+    def sub(*args):
+        return int(run(cluster, "sbatch", "--parsable", *args).stdout.split(";")[0])
+    a = sub("-n", "4", "--wrap", "sleep 60")
+    cluster.wait_job(a, "RUNNING")
+    b = sub("-H", "--wrap", "true")
+    c = sub("-H", "--wrap", "true")
+    run(cluster, "scancel", str(c))
+    cluster.wait_job(c, "CANCELLED")
+    out = run(cluster, "squeue", "-h", "-t", "all", "-o", "%i %t %c %C").stdout
+    assert out == "%d CA 1 1\n%d PD 1 1\n%d R 1 4\n" % (c, b, a)
+    out = run(cluster, "squeue", "-h", "-S", "-t", "-t", "all", "-o", "%i").stdout
+    assert out.split() == [str(a), str(b), str(c)]
+
+
 def test_squeue_json(cluster):
     a = sleeper(cluster, "jj")
     cluster.wait_job(a, "RUNNING")

@@ -89,3 +89,68 @@ def test_layout(env, snapshot, cmd, expected):
         expected = expected[:-1]
     got = ["<DATE>" if DATE.match(line) else line for line in got]
     assert got == expected, "\n".join(["expected:"] + expected + ["got:"] + got)
+
+
+# Checked side by side with squeue/sinfo 22.05.8 (hsq, session 3): -M against a
+# slurmctld with slurmdbd prints "CLUSTER: <name>" before the header (after the
+# -l date line, not with -h) and rejects a cluster the database does not know;
+# a bad -S letter is reported (the last one), the header is still printed and
+# the exit status is 1; %all prints every letter; -O ExcNodes is not a 22.05 name.
+SQ_HEADER = ("             JOBID PARTITION     NAME     USER ST       TIME  NODES "
+             "NODELIST(REASON)")
+SQ_ALL_HEADER = (
+    "ACCOUNT|TRES_PER_NODE|MIN_CPUS|MIN_TMP_DISK|END_TIME|FEATURES|GROUP|OVER_SUBSCRIBE|JOBID|"
+    "NAME|COMMENT|TIME_LIMIT|MIN_MEMORY|REQ_NODES|COMMAND|PRIORITY|QOS|REASON||ST|USER|"
+    "RESERVATION|WCKEY|EXC_NODES|NICE|S:C:T|JOBID|EXEC_HOST|CPUS|NODES|DEPENDENCY|ARRAY_JOB_ID|"
+    "GROUP|SOCKETS_PER_NODE|CORES_PER_SOCKET|THREADS_PER_CORE|ARRAY_TASK_ID|TIME_LEFT|TIME|"
+    "NODELIST|CONTIGUOUS|PARTITION|PRIORITY|NODELIST(REASON)|START_TIME|STATE|UID|SUBMIT_TIME|"
+    "LICENSES|CORE_SPEC|SCHEDNODES|WORK_DIR")
+NO_CLUSTER = ("%s: error: No cluster 'nosuch' known by database.\n"
+              "%s: error: '%s' can't be reached now, or it is an invalid entry for --cluster.  "
+              "Use 'sacctmgr list clusters' to see available clusters.\n")
+
+
+def test_clusters_option(env):
+    plain = run(env, "jobs", "squeue")
+    r = run(env, "jobs", "squeue -M cmp")
+    assert (r.returncode, r.stderr, r.stdout) == (0, "", "CLUSTER: cmp\n" + plain.stdout)
+    r = run(env, "jobs", "squeue --clusters=cmp -h")
+    assert r.stdout == run(env, "jobs", "squeue -h").stdout
+    r = run(env, "jobs", "squeue -M cmp -l")
+    assert r.stdout.split("\n")[1:3] == ["CLUSTER: cmp", run(env, "jobs", "squeue -l").stdout
+                                         .split("\n")[1]]
+    r = run(env, "jobs", "squeue -M nosuch")
+    assert (r.returncode, r.stdout, r.stderr) == (1, "", NO_CLUSTER % ("squeue", "squeue",
+                                                                        "nosuch"))
+    r = run(env, "jobs", "squeue -M cmp,nosuch")
+    assert r.returncode == 0
+    assert r.stderr == "squeue: error: No cluster 'nosuch' known by database.\n"
+    assert r.stdout == "CLUSTER: cmp\n" + plain.stdout
+    assert run(env, "jobs", "squeue -M all").stdout == "CLUSTER: cmp\n" + plain.stdout
+    plain = run(env, "idle", "sinfo")
+    r = run(env, "idle", "sinfo -M cmp")
+    assert (r.returncode, r.stdout) == (0, "CLUSTER: cmp\n" + plain.stdout)
+    assert run(env, "idle", "sinfo -M cmp -h").stdout == run(env, "idle", "sinfo -h").stdout
+    r = run(env, "idle", "sinfo -M nosuch")
+    assert (r.returncode, r.stdout, r.stderr) == (1, "", NO_CLUSTER % ("sinfo", "sinfo", "nosuch"))
+
+
+def test_squeue_sort_keys_and_all(env):
+    r = run(env, "jobs", "squeue -S badkey")
+    assert (r.returncode, r.stderr, r.stdout) == (
+        1, "squeue: error: Invalid sort specification: y\n", SQ_HEADER + "\n")
+    for key in "akoqrswxyAEFKRWXYZ":
+        r = run(env, "jobs", "squeue -h -S i,%s" % key)
+        assert (r.returncode, r.stdout) == (1, ""), key
+        assert r.stderr == "squeue: error: Invalid sort specification: %s\n" % key
+    assert run(env, "jobs", "squeue -h -S -p,i,t,P,u,M,l,D,C,V,S,e").returncode == 0
+    r = run(env, "jobs", "squeue -o %all")
+    assert r.stdout.split("\n")[0] == SQ_ALL_HEADER
+    assert len(r.stdout.split("\n")[1].split("|")) == 52
+    r = run(env, "jobs", "squeue -h -O ExcNodes")
+    assert r.stderr == "squeue: error: Invalid job format specification: ExcNodes\n"
+    r = run(env, "jobs", "squeue -h -j 1 -o %i%")
+    assert (r.stderr, r.stdout) == ("", "1\n")
+    r = run(env, "jobs", "squeue -h -j 1 -o %i|%5")
+    assert (r.stderr, r.stdout) == ("squeue: error: Invalid job format specification: \n",
+                                    "1|%5\n")

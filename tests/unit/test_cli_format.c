@@ -83,7 +83,9 @@ static void test_short_formats(void **state)
         {"abc%i xyz", "abcJOBID xyz\nabc123 xyz\n", ""},
         {"%%%i%%", "%JOBID%\n%123%\n", ""},
         {"%-5i|%z|", "%-5i|%z|\n%-5i|%z|\n", "-,z"},
-        {"%i%", "JOBID%\n123%\n", ""},
+        /* a lone '%' at the end is dropped; "%5" is kept (squeue/sinfo 22.05.8) */
+        {"%i%", "JOBID\n123\n", ""},
+        {"%i|%5", "JOBID|%5\n123|%5\n", ""},
         {"", "\n\n", ""},
         {"%10T|", "STATE     |\naveryveryl|\n", ""},
         /* squeue: elapsed times and node-list headers overflow right-justified columns */
