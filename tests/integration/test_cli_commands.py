@@ -80,6 +80,27 @@ def test_squeue_state_order_and_min_cpus(cluster):
     assert out.split() == [str(a), str(b), str(c)]
 
 
+def test_squeue_completing_job(make_cluster):
+    """A cancelled job that ignores SIGTERM stays COMPLETING for KillWait: squeue
+    22.05 lists it under -t CG only (not -t CA), sorts it after a CANCELLED job
+    and lists its batch step under -s (checked side by side)."""
+    c = make_cluster(start=False, nodes=1)
+    c.conf.write_text(c.conf.read_text().replace("KillWait=2", "KillWait=60"))
+    c.start()
+    p = run(c, "sbatch", "--parsable", "--wrap", "trap '' TERM; sleep 30; sleep 30")
+    a = int(p.stdout.split(";")[0])
+    c.wait_job(a, "RUNNING")
+    b = int(run(c, "sbatch", "--parsable", "-H", "--wrap", "true").stdout.split(";")[0])
+    time.sleep(1)  # the script has set its trap
+    run(c, "scancel", str(a), str(b))
+    c.wait_for(lambda: run(c, "squeue", "-h", "-j", str(a), "-o", "%t").stdout == "CG\n",
+               "job %d COMPLETING" % a)
+    assert run(c, "squeue", "-h", "-t", "CA", "-o", "%i").stdout == "%d\n" % b
+    assert run(c, "squeue", "-h", "-t", "CG", "-o", "%i").stdout == "%d\n" % a
+    assert run(c, "squeue", "-h", "-t", "all", "-o", "%i %t").stdout == "%d CA\n%d CG\n" % (b, a)
+    assert run(c, "squeue", "-h", "-s", "-o", "%i").stdout == "%d.batch\n" % a
+
+
 def test_squeue_json(cluster):
     a = sleeper(cluster, "jj")
     cluster.wait_job(a, "RUNNING")
