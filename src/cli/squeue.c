@@ -41,7 +41,8 @@
 
 typedef struct squeue_opts {
     loom_strv_t users; /* uids, as decimal text */
-    loom_strv_t parts, names, accounts, qos, resvs;
+    loom_strv_t parts, names, accounts, qos, resvs, licenses;
+    loom_strv_t step_ids; /* -s LIST: "job.step" ids */
     loom_jobid_t *jobs;
     size_t n_jobs;
     bool jobs_given;
@@ -49,7 +50,9 @@ typedef struct squeue_opts {
     size_t n_states;
     bool all_states;
     char *format, *format_long, *sort, *nodelist, *clusters;
-    bool noheader, long_fmt, array, steps, start, json, format_cli;
+    bool noheader, long_fmt, array, steps, start, json, format_cli, format_long_cli;
+    bool jobs_bare;  /* -j without a list: the first operand is the list */
+    bool steps_bare; /* the same for -s */
     int iterate, verbose;
 } squeue_opts_t;
 
@@ -67,13 +70,13 @@ typedef struct squeue {
 
 static void squeue_usage(void)
 {
+    /* as squeue 22.05.8 prints it, tab included */
     printf("Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
-           "              [-n name] [-o format] [--only-job-state] [-p partitions]\n"
-           "              [--qos qos] [--reservation reservation] [--sort fields] [--start]\n"
+           "              [-n name] [-o format] [-p partitions] [--qos qos]\n"
+           "              [--reservation reservation] [--sort fields] [--start]\n"
            "              [--step step_id] [-t states] [-u user_name] [--usage]\n"
            "              [-L licenses] [-w nodes] [--federation] [--local] [--sibling]\n"
-           "              [--expand-patterns] [--json=data_parser] [--yaml=data_parser]\n"
-           "              [-ahjlrsv]\n");
+           "\t      [-ahjlrsv]\n");
 }
 
 static void squeue_bad_option(squeue_t *q)
@@ -153,6 +156,23 @@ static int squeue_add_states(squeue_t *q, const char *list)
     return rc;
 }
 
+/* -s LIST: each id must name a step ("12.0"); "12" is refused as 22.05 does. */
+static int squeue_add_steps(squeue_t *q, const char *list)
+{
+    loom_strv_t v = LOOM_STRV_INIT;
+    loom_strv_split(&v, list, ",");
+    for (size_t i = 0; i < v.n; i++)
+        if (!strchr(v.v[i], '.')) {
+            loom_cli_error(&q->cli, "Invalid job_step id: %s.??", v.v[i]);
+            loom_strv_free(&v);
+            return -1;
+        }
+    for (size_t i = 0; i < v.n; i++)
+        loom_strv_add(&q->o.step_ids, v.v[i]);
+    loom_strv_free(&v);
+    return 1;
+}
+
 static void squeue_set(char **dst, const char *val)
 {
     free(*dst);
@@ -204,7 +224,7 @@ static const struct option squeue_longopts[] = {
     {"hide", no_argument, NULL, OPT_IGNORE},
     {"iterate", required_argument, NULL, 'i'},
     {"jobs", optional_argument, NULL, 'j'},
-    {"json", optional_argument, NULL, OPT_JSON},
+    {"json", no_argument, NULL, OPT_JSON},
     {"licenses", required_argument, NULL, 'L'},
     {"local", no_argument, NULL, OPT_IGNORE},
     {"long", no_argument, NULL, 'l'},
@@ -213,7 +233,6 @@ static const struct option squeue_longopts[] = {
     {"noconvert", no_argument, NULL, OPT_IGNORE},
     {"noheader", no_argument, NULL, 'h'},
     {"nodelist", required_argument, NULL, 'w'},
-    {"only-job-state", no_argument, NULL, OPT_IGNORE},
     {"partition", required_argument, NULL, 'p'},
     {"priority", no_argument, NULL, 'P'},
     {"qos", required_argument, NULL, 'q'},
@@ -242,27 +261,43 @@ static int squeue_option(squeue_t *q, int c, const char *arg)
     case 'M':
         squeue_set(&q->o.clusters, arg);
         break;
+    case 'L':
+        loom_strv_split(&q->o.licenses, arg, ",");
+        break;
     case 'a':
     case 'P':
-    case 'L':
     case OPT_IGNORE:
         break;
     case 'r':
         q->o.array = true;
         break;
     case 'o':
+        if (q->o.format_long_cli) {
+            loom_cli_error(&q->cli, "-o (--format) is incompatible with -O (--Format)");
+            return -1;
+        }
         squeue_set(&q->o.format, arg);
         q->o.format_cli = true;
         break;
     case 'O':
+        if (q->o.format_cli) {
+            loom_cli_error(&q->cli, "-O (--Format) is incompatible with -o (--format)");
+            return -1;
+        }
+        q->o.format_long_cli = true;
         squeue_set(&q->o.format_long, arg);
         free(q->o.format);
         q->o.format = NULL;
         break;
     case 'i':
         q->o.iterate = atoi(arg);
+        if (q->o.iterate <= 0) {
+            loom_cli_error(&q->cli, "--iterate=%s\n", arg);
+            return -1;
+        }
         break;
     case 'j':
+        q->o.jobs_bare |= !arg;
         return arg && squeue_add_jobs(q, arg) < 0 ? -1 : 1;
     case OPT_JSON:
         q->o.json = true;
@@ -305,7 +340,8 @@ static int squeue_option(squeue_t *q, int c, const char *arg)
         return squeue_add_states(q, arg) < 0 ? -1 : 1;
     case 's':
         q->o.steps = true;
-        break;
+        q->o.steps_bare |= !arg;
+        return arg ? squeue_add_steps(q, arg) : 1;
     case 'u':
         squeue_add_users(q, arg);
         break;
@@ -354,10 +390,18 @@ static int squeue_parse(squeue_t *q, int argc, char **argv)
         if (rc <= 0)
             return rc;
     }
-    /* A bare job list after the options, as squeue -j accepts with no argument. */
-    for (int i = optind; i < argc; i++)
-        if (squeue_add_jobs(q, argv[i]) < 0)
-            return -1;
+    /* "squeue -j 12,13": -j takes its list as the first operand; any other
+     * operand is refused as squeue 22.05 does. */
+    int i = optind;
+    if (q->o.jobs_bare && i < argc && squeue_add_jobs(q, argv[i++]) < 0)
+        return -1;
+    if (q->o.steps_bare && i < argc && squeue_add_steps(q, argv[i++]) < 0)
+        return -1;
+    if (i < argc) {
+        loom_cli_error(&q->cli, "Unrecognized option: %s", argv[i]);
+        squeue_usage();
+        return -1;
+    }
     if (q->o.long_fmt && q->o.format_cli) {
         fprintf(stderr, "squeue: fatal: Options -o(--format) and -l(--long) are mutually "
                         "exclusive. Please remove one and retry.\n");
@@ -567,6 +611,24 @@ static bool squeue_nodes_ok(const squeue_t *q, const json_t *j)
     return hit;
 }
 
+/* -L: the job uses one of the licenses ("name" or "name:count" in its list). */
+static bool squeue_licenses_ok(const squeue_t *q, const json_t *j)
+{
+    if (!q->o.licenses.n)
+        return true;
+    loom_strv_t have = LOOM_STRV_INIT;
+    loom_strv_split(&have, loom_js_or(j, "licenses", ""), ",");
+    bool ok = false;
+    for (size_t i = 0; i < have.n && !ok; i++) {
+        char *colon = strchr(have.v[i], ':');
+        if (colon)
+            *colon = '\0';
+        ok = squeue_in(&q->o.licenses, have.v[i]);
+    }
+    loom_strv_free(&have);
+    return ok;
+}
+
 static bool squeue_match(const squeue_t *q, const json_t *j)
 {
     return squeue_state_ok(q, loom_cli_job_state(j)) && squeue_user_ok(q, j) &&
@@ -574,7 +636,8 @@ static bool squeue_match(const squeue_t *q, const json_t *j)
            squeue_in(&q->o.names, loom_js(j, "name")) &&
            squeue_in(&q->o.accounts, loom_js(j, "account")) &&
            squeue_in(&q->o.qos, loom_js(j, "qos")) &&
-           squeue_in(&q->o.resvs, loom_js(j, "reservation")) && squeue_nodes_ok(q, j);
+           squeue_in(&q->o.resvs, loom_js(j, "reservation")) && squeue_nodes_ok(q, j) &&
+           squeue_licenses_ok(q, j);
 }
 
 /* ---- sorting ------------------------------------------------------------- */
@@ -694,7 +757,7 @@ static void squeue_format(squeue_t *q, loom_fmt_t *f)
     const loom_fmt_col_t *cols = q->o.steps ? loom_squeue_step_cols : loom_squeue_job_cols;
     size_t n = q->o.steps ? loom_squeue_step_ncols : loom_squeue_job_ncols;
     loom_strv_t bad = LOOM_STRV_INIT;
-    if (q->o.long_fmt && !q->o.steps)
+    if (q->o.long_fmt && !q->o.steps && !q->o.start)
         loom_fmt_parse(SQUEUE_FMT_LONG, cols, n, 0, f, &bad);
     else if (q->o.format_long && !q->o.format)
         loom_fmt_parse_long(q->o.format_long, cols, n, f, &bad);
@@ -742,7 +805,18 @@ static void squeue_job_steps(const json_t *j, json_t *out)
     loom_sbuf_free(&id);
 }
 
-static json_t *squeue_steps(const json_t *jobs)
+/* -s LIST: numbered steps only; squeue 22.05 lists no batch or extern step
+ * for "12.batch". */
+static bool squeue_step_wanted(const squeue_t *q, const json_t *step)
+{
+    if (!q->o.step_ids.n)
+        return true;
+    const char *id = loom_js_or(step, "step", "");
+    const char *dot = strrchr(id, '.');
+    return dot && isdigit((unsigned char)dot[1]) && loom_strv_find(&q->o.step_ids, id) >= 0;
+}
+
+static json_t *squeue_steps(const squeue_t *q, const json_t *jobs)
 {
     json_t *out = json_array();
     size_t i;
@@ -755,7 +829,14 @@ static json_t *squeue_steps(const json_t *jobs)
         if (b == LOOM_JOB_RUNNING || b == LOOM_JOB_SUSPENDED || (st & LOOM_JOB_F_COMPLETING))
             squeue_job_steps(j, out);
     }
-    return out;
+    json_t *kept = json_array();
+    json_array_foreach(out, i, j)
+    {
+        if (squeue_step_wanted(q, j))
+            json_array_append(kept, j);
+    }
+    json_decref(out);
+    return kept;
 }
 
 /* The record a row prints: a task of a remainder is printed from one
@@ -848,7 +929,7 @@ static const char squeue_lean_letters[] = "iPjutTMlDRNAKF";
  * less than half the bytes to send and decode. */
 static bool squeue_lean(const squeue_t *q)
 {
-    if (q->o.json || q->o.steps || q->o.start || q->o.sort || q->o.format_long)
+    if (q->o.json || q->o.steps || q->o.start || q->o.sort || q->o.format_long || q->o.licenses.n)
         return false;
     const char *fmt = q->o.long_fmt ? SQUEUE_FMT_LONG
                       : q->o.format ? q->o.format
@@ -979,7 +1060,7 @@ static int squeue_once(squeue_t *q)
         loom_cli_json_jobs(q->cli.conf, q->view.now, mat, q->argc, q->argv, &out);
         json_decref(mat);
     } else {
-        json_t *shown = q->o.steps ? squeue_steps(recs) : json_incref(recs);
+        json_t *shown = q->o.steps ? squeue_steps(q, recs) : json_incref(recs);
         squeue_rows(q, shown, &rows);
         squeue_print(q, &rows, &out);
         json_decref(shown);
@@ -1001,6 +1082,8 @@ static void squeue_free(squeue_t *q)
     loom_strv_free(&q->o.accounts);
     loom_strv_free(&q->o.qos);
     loom_strv_free(&q->o.resvs);
+    loom_strv_free(&q->o.licenses);
+    loom_strv_free(&q->o.step_ids);
     for (size_t i = 0; i < q->o.n_jobs; i++)
         loom_jobid_free(&q->o.jobs[i]);
     free(q->o.jobs);

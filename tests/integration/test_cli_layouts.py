@@ -154,3 +154,49 @@ def test_squeue_sort_keys_and_all(env):
     r = run(env, "jobs", "squeue -h -j 1 -o %i|%5")
     assert (r.stderr, r.stdout) == ("squeue: error: Invalid job format specification: \n",
                                     "1|%5\n")
+
+
+SQ_USAGE = ("Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
+            "              [-n name] [-o format] [-p partitions] [--qos qos]\n"
+            "              [--reservation reservation] [--sort fields] [--start]\n"
+            "              [--step step_id] [-t states] [-u user_name] [--usage]\n"
+            "              [-L licenses] [-w nodes] [--federation] [--local] [--sibling]\n"
+            "\t      [-ahjlrsv]\n")
+
+
+def test_squeue_option_errors(env):
+    """Option handling as squeue 22.05.8 (side by side): -j takes one operand,
+    any other is refused with the usage on stdout; -o and -O exclude each
+    other; -i wants a positive number; -s wants step ids; --start wins over
+    -l; --json takes no argument; --only-job-state is not a 22.05 option."""
+    assert run(env, "jobs", "squeue --usage").stdout == SQ_USAGE
+    assert run(env, "jobs", "squeue -h -j 1 -o %i").stdout == "1\n"
+    for cmd, bad in (("squeue -j 1 -j 2", "2"), ("squeue 1", "1")):
+        r = run(env, "jobs", cmd)
+        assert (r.returncode, r.stdout) == (1, SQ_USAGE)
+        assert r.stderr == "squeue: error: Unrecognized option: %s\n" % bad
+    r = run(env, "jobs", "squeue -O JobID -o %i")
+    assert (r.returncode, r.stdout, r.stderr) == (
+        1, "", "squeue: error: -o (--format) is incompatible with -O (--Format)\n")
+    r = run(env, "jobs", "squeue -o %i -O JobID")
+    assert (r.returncode, r.stdout, r.stderr) == (
+        1, "", "squeue: error: -O (--Format) is incompatible with -o (--format)\n")
+    for arg in ("0", "abc"):
+        r = run(env, "jobs", "squeue -i " + arg)
+        assert (r.returncode, r.stdout, r.stderr) == (1, "", "squeue: error: --iterate=%s\n\n"
+                                                      % arg)
+    r = run(env, "jobs", "squeue -s 1")
+    assert (r.returncode, r.stderr) == (1, "squeue: error: Invalid job_step id: 1.??\n")
+    steps_header = "         STEPID     NAME PARTITION     USER      TIME NODELIST\n"
+    assert run(env, "jobs", "squeue -s 1.batch").stdout == steps_header
+    assert run(env, "jobs", "squeue --steps=1.batch").stdout == steps_header
+    start = run(env, "jobs", "squeue --start").stdout.split("\n")
+    r = run(env, "jobs", "squeue --start -l").stdout.split("\n")
+    assert DATE.match(r[0]) and r[1:] == start
+    r = run(env, "jobs", "squeue --json=x")
+    assert r.returncode == 1 and r.stderr.startswith(
+        "squeue: option '--json' doesn't allow an argument\n")
+    r = run(env, "jobs", "squeue --only-job-state")
+    assert r.returncode == 1 and r.stderr.startswith(
+        "squeue: unrecognized option '--only-job-state'\n")
+    assert run(env, "jobs", "squeue -h -L nosuchlicense").stdout == ""
