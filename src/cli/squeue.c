@@ -79,6 +79,64 @@ static void squeue_usage(void)
            "\t      [-ahjlrsv]\n");
 }
 
+/* squeue --help, as 22.05.8 prints it (tabs and the trailing blank included) */
+static void squeue_help(void)
+{
+    fputs("Usage: squeue [OPTIONS]\n"
+          "  -A, --account=account(s)        comma separated list of accounts\n"
+          "\t\t\t\t  to view, default is all accounts\n"
+          "  -a, --all                       display jobs in hidden partitions\n"
+          "      --array-unique              display one unique pending job array\n"
+          "                                  element per line\n"
+          "      --federation                Report federated information if a member\n"
+          "                                  of one\n"
+          "  -h, --noheader                  no headers on output\n"
+          "      --hide                      do not display jobs in hidden partitions\n"
+          "  -i, --iterate=seconds           specify an interation period\n"
+          "  -j, --job=job(s)                comma separated list of jobs IDs\n"
+          "                                  to view, default is all\n"
+          "      --json                      Produce JSON output\n"
+          "      --local                     Report information only about jobs on the\n"
+          "                                  local cluster. Overrides --federation.\n"
+          "  -l, --long                      long report\n"
+          "  -L, --licenses=(license names)  comma separated list of license names to view\n"
+          "  -M, --clusters=cluster_name     cluster to issue commands to.  Default is\n"
+          "                                  current cluster.  cluster with no name will\n"
+          "                                  reset to default. Implies --local.\n"
+          "  -n, --name=job_name(s)          comma separated list of job names to view\n"
+          "      --noconvert                 don't convert units from their original type\n"
+          "                                  (e.g. 2048M won't be converted to 2G).\n"
+          "  -o, --format=format             format specification\n"
+          "  -O, --Format=format             format specification\n"
+          "  -p, --partition=partition(s)    comma separated list of partitions\n"
+          "\t\t\t\t  to view, default is all partitions\n"
+          "  -q, --qos=qos(s)                comma separated list of qos's\n"
+          "\t\t\t\t  to view, default is all qos's\n"
+          "  -R, --reservation=name          reservation to view, default is all\n"
+          "  -r, --array                     display one job array element per line\n"
+          "      --sibling                   Report information about all sibling jobs\n"
+          "                                  on a federated cluster. Implies --federation.\n"
+          "  -s, --step=step(s)              comma separated list of job steps\n"
+          "\t\t\t\t  to view, default is all\n"
+          "  -S, --sort=fields               comma separated list of fields to sort on\n"
+          "      --start                     print expected start times of pending jobs\n"
+          "  -t, --states=states             comma separated list of states to view,\n"
+          "\t\t\t\t  default is pending and running,\n"
+          "\t\t\t\t  '--states=all' reports all states\n"
+          "  -u, --user=user_name(s)         comma separated list of users to view\n"
+          "      --name=job_name(s)          comma separated list of job names to view\n"
+          "  -v, --verbose                   verbosity level\n"
+          "  -V, --version                   output version information and exit\n"
+          "  -w, --nodelist=hostlist         list of nodes to view, default is \n"
+          "\t\t\t\t  all nodes\n"
+          "      --yaml                      Produce YAML output\n"
+          "\n"
+          "Help options:\n"
+          "  --help                          show this help message\n"
+          "  --usage                         display a brief summary of squeue options\n",
+          stdout);
+}
+
 static void squeue_bad_option(squeue_t *q)
 {
     fprintf(stderr, "Try \"squeue --help\" for more information\n");
@@ -88,6 +146,7 @@ static void squeue_bad_option(squeue_t *q)
  * and then shows no job for it). */
 static void squeue_add_users(squeue_t *q, const char *list)
 {
+    loom_strv_free(&q->o.users); /* a repeated -u replaces the list, as in 22.05 */
     loom_strv_t v = LOOM_STRV_INIT;
     loom_strv_split(&v, list, ",");
     for (size_t i = 0; i < v.n; i++) {
@@ -110,6 +169,9 @@ static void squeue_add_users(squeue_t *q, const char *list)
 
 static int squeue_add_jobs(squeue_t *q, const char *list)
 {
+    for (size_t i = 0; i < q->o.n_jobs; i++) /* the last -j wins */
+        loom_jobid_free(&q->o.jobs[i]);
+    q->o.n_jobs = 0;
     loom_strv_t v = LOOM_STRV_INIT;
     loom_cli_split_ids(list, ",", &v);
     int rc = 0;
@@ -130,6 +192,8 @@ static int squeue_add_jobs(squeue_t *q, const char *list)
 
 static int squeue_add_states(squeue_t *q, const char *list)
 {
+    q->o.n_states = 0; /* the last -t wins */
+    q->o.all_states = false;
     loom_strv_t v = LOOM_STRV_INIT;
     loom_strv_split(&v, list, ",");
     int rc = 0;
@@ -173,6 +237,13 @@ static int squeue_add_steps(squeue_t *q, const char *list)
     return 1;
 }
 
+/* -p, -n, -A, -q, -R, -L: a repeated option replaces the list (22.05). */
+static void squeue_list(loom_strv_t *sv, const char *val)
+{
+    loom_strv_free(sv);
+    loom_strv_split(sv, val, ",");
+}
+
 static void squeue_set(char **dst, const char *val)
 {
     free(*dst);
@@ -192,9 +263,9 @@ static int squeue_env(squeue_t *q)
     if ((e = getenv("SQUEUE_USERS")) && *e)
         squeue_add_users(q, e);
     if ((e = getenv("SQUEUE_PARTITION")) && *e)
-        loom_strv_split(&q->o.parts, e, ",");
+        squeue_list(&q->o.parts, e);
     if ((e = getenv("SQUEUE_ACCOUNT")) && *e)
-        loom_strv_split(&q->o.accounts, e, ",");
+        squeue_list(&q->o.accounts, e);
     if ((e = getenv("SQUEUE_ARRAY")))
         q->o.array = true;
     if ((e = getenv("SQUEUE_STATES")) && *e)
@@ -256,13 +327,13 @@ static int squeue_option(squeue_t *q, int c, const char *arg)
     char buf[32];
     switch (c) {
     case 'A':
-        loom_strv_split(&q->o.accounts, arg, ",");
+        squeue_list(&q->o.accounts, arg);
         break;
     case 'M':
         squeue_set(&q->o.clusters, arg);
         break;
     case 'L':
-        loom_strv_split(&q->o.licenses, arg, ",");
+        squeue_list(&q->o.licenses, arg);
         break;
     case 'a':
     case 'P':
@@ -309,11 +380,12 @@ static int squeue_option(squeue_t *q, int c, const char *arg)
         q->o.long_fmt = true;
         break;
     case OPT_ME:
+        loom_strv_free(&q->o.users);
         snprintf(buf, sizeof(buf), "%u", (unsigned)getuid());
         loom_strv_add(&q->o.users, buf);
         break;
     case 'n':
-        loom_strv_split(&q->o.names, arg, ",");
+        squeue_list(&q->o.names, arg);
         break;
     case 'h':
         q->o.noheader = true;
@@ -322,13 +394,13 @@ static int squeue_option(squeue_t *q, int c, const char *arg)
         squeue_set(&q->o.nodelist, arg);
         break;
     case 'p':
-        loom_strv_split(&q->o.parts, arg, ",");
+        squeue_list(&q->o.parts, arg);
         break;
     case 'q':
-        loom_strv_split(&q->o.qos, arg, ",");
+        squeue_list(&q->o.qos, arg);
         break;
     case 'R':
-        loom_strv_split(&q->o.resvs, arg, ",");
+        squeue_list(&q->o.resvs, arg);
         break;
     case 'S':
         squeue_set(&q->o.sort, arg);
@@ -352,6 +424,8 @@ static int squeue_option(squeue_t *q, int c, const char *arg)
         loom_cli_version();
         return 0;
     case OPT_HELP:
+        squeue_help();
+        return 0;
     case OPT_USAGE:
         squeue_usage();
         return 0;

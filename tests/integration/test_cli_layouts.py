@@ -200,3 +200,20 @@ def test_squeue_option_errors(env):
     assert r.returncode == 1 and r.stderr.startswith(
         "squeue: unrecognized option '--only-job-state'\n")
     assert run(env, "jobs", "squeue -h -L nosuchlicense").stdout == ""
+
+
+def test_squeue_repeated_options_and_help(env):
+    """A repeated list option replaces the earlier one (squeue 22.05.8:
+    -t PD -t R shows running jobs only); --help is 22.05.8's text."""
+    assert run(env, "jobs", "squeue -h -o %i -t PD -t R").stdout == "1\n2\n"
+    assert run(env, "jobs", "squeue -h -o %i -j1 -j2").stdout == "2\n"
+    assert run(env, "jobs", "squeue -h -o %i -p debug -p long").stdout == "5\n"
+    r = run(env, "jobs", "squeue -h -o %i -u nosuchuser -u root")
+    assert r.stderr == "squeue: error: Invalid user: nosuchuser\n\n"
+    assert r.stdout == run(env, "jobs", "squeue -h -o %i").stdout != ""
+    h = run(env, "jobs", "squeue --help").stdout.split("\n")
+    assert len(h) == 53 and h[0] == "Usage: squeue [OPTIONS]"
+    assert h[2] == "\t\t\t\t  to view, default is all accounts"
+    assert h[-5:] == ["", "Help options:", "  --help                          show this help message",
+                      "  --usage                         display a brief summary of squeue options",
+                      ""]
