@@ -51,8 +51,9 @@ typedef struct squeue_opts {
     bool all_states;
     char *format, *format_long, *sort, *nodelist, *clusters;
     bool noheader, long_fmt, array, steps, start, json, format_cli, format_long_cli;
-    bool jobs_bare;  /* -j without a list: the first operand is the list */
-    bool steps_bare; /* the same for -s */
+    bool jobs_bare;    /* -j without a list: the first operand is the list */
+    bool steps_bare;   /* the same for -s */
+    bool states_given; /* -t: SQUEUE_STATES is then not even parsed (22.05) */
     int iterate, verbose;
 } squeue_opts_t;
 
@@ -268,8 +269,6 @@ static int squeue_env(squeue_t *q)
         squeue_list(&q->o.accounts, e);
     if ((e = getenv("SQUEUE_ARRAY")))
         q->o.array = true;
-    if ((e = getenv("SQUEUE_STATES")) && *e)
-        return squeue_add_states(q, e);
     return 0;
 }
 
@@ -409,6 +408,7 @@ static int squeue_option(squeue_t *q, int c, const char *arg)
         q->o.start = true;
         break;
     case 't':
+        q->o.states_given = true;
         return squeue_add_states(q, arg) < 0 ? -1 : 1;
     case 's':
         q->o.steps = true;
@@ -464,6 +464,9 @@ static int squeue_parse(squeue_t *q, int argc, char **argv)
         if (rc <= 0)
             return rc;
     }
+    const char *env_states = getenv("SQUEUE_STATES");
+    if (!q->o.states_given && env_states && *env_states && squeue_add_states(q, env_states) < 0)
+        return -1;
     /* "squeue -j 12,13": -j takes its list as the first operand; any other
      * operand is refused as squeue 22.05 does. */
     int i = optind;

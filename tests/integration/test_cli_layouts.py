@@ -217,3 +217,16 @@ def test_squeue_repeated_options_and_help(env):
     assert h[-5:] == ["", "Help options:", "  --help                          show this help message",
                       "  --usage                         display a brief summary of squeue options",
                       ""]
+
+
+def test_squeue_env_states_after_options(env):
+    """SQUEUE_STATES is read only when -t is absent (22.05.8: a bad value is
+    not even reported then)."""
+    run(env, "jobs", "squeue")  # the fake controller for this snapshot
+    e = dict(os.environ, SLURM_CONF=env["conf"], TZ="UTC", SQUEUE_STATES="bogus")
+    sq = os.path.join(BIN, "squeue")
+    r = subprocess.run([sq, "-h", "-t", "R", "-o", "%i"], env=e, capture_output=True, text=True)
+    assert (r.returncode, r.stderr, r.stdout) == (0, "", "1\n2\n")
+    r = subprocess.run([sq, "-h", "-o", "%i"], env=e, capture_output=True, text=True)
+    assert r.returncode == 1
+    assert r.stderr.startswith("squeue: error: Invalid job state specified: bogus\n")
