@@ -1078,6 +1078,27 @@ static bool squeue_single_missing(const squeue_t *q, const json_t *jobs)
     return true;
 }
 
+/* -w NAME: a node name, else the nodes whose NodeHostname it is ("localhost":
+ * this host's name), as squeue 22.05 takes "-w $(hostname)". False: none. */
+static bool squeue_node_names(const loom_conf_t *conf, const char *h, loom_hostlist_t *out)
+{
+    if (loom_conf_find_node(conf, h)) {
+        loom_hostlist_push(out, h);
+        return true;
+    }
+    bool found = false;
+    for (size_t i = 0; i < conf->n_nodes; i++)
+        if (conf->nodes[i].hostname && !strcmp(conf->nodes[i].hostname, h)) {
+            loom_hostlist_push(out, conf->nodes[i].name);
+            found = true;
+        }
+    char self[256] = "";
+    if (!found && !strcmp(h, "localhost") && gethostname(self, sizeof(self) - 1) == 0 &&
+        strcmp(self, "localhost"))
+        return squeue_node_names(conf, self, out);
+    return found;
+}
+
 static int squeue_nodes_filter(squeue_t *q)
 {
     if (!q->o.nodelist)
@@ -1088,11 +1109,19 @@ static int squeue_nodes_filter(squeue_t *q)
         return -1;
     }
     const loom_conf_t *conf = loom_cli_conf(&q->cli, &err);
-    for (size_t i = 0; conf && i < loom_hostlist_count(q->nodes); i++)
-        if (!loom_conf_find_node(conf, loom_hostlist_nth(q->nodes, i))) {
-            loom_cli_error(&q->cli, "Invalid node name %s", loom_hostlist_nth(q->nodes, i));
+    if (!conf)
+        return 0;
+    loom_hostlist_t *names = loom_hostlist_create();
+    for (size_t i = 0; i < loom_hostlist_count(q->nodes); i++) {
+        const char *h = loom_hostlist_nth(q->nodes, i);
+        if (!squeue_node_names(conf, h, names)) {
+            loom_cli_error(&q->cli, "Invalid node name %s", h);
+            loom_hostlist_destroy(names);
             return -1;
         }
+    }
+    loom_hostlist_destroy(q->nodes);
+    q->nodes = names;
     return 0;
 }
 

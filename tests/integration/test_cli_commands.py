@@ -78,6 +78,8 @@ def test_squeue_state_order_and_min_cpus(cluster):
     assert out == "%d CA 1 1\n%d PD 1 1\n%d R 1 4\n" % (c, b, a)
     out = run(cluster, "squeue", "-h", "-S", "-t", "-t", "all", "-o", "%i").stdout
     assert out.split() == [str(a), str(b), str(c)]
+    # -w takes a NodeHostname too (every node here is "localhost"), as 22.05 does
+    assert run(cluster, "squeue", "-h", "-w", "localhost", "-o", "%i").stdout == "%d\n" % a
 
 
 def test_squeue_completing_job(make_cluster):
