@@ -829,6 +829,45 @@ static const char *squeue_default_sort(const squeue_t *q)
     return q->o.steps ? "P,i" : "P,t,-p";
 }
 
+/* One -O item's size with a sign, as squeue 22.05 reads it: "+5" is 5;
+ * "-5" (or ".-5") prints the bare value and one blank, then the suffix. */
+static void squeue_long_item(const char *item, loom_sbuf_t *out)
+{
+    const char *colon = strchr(item, ':');
+    if (!colon) {
+        loom_sbuf_add(out, item);
+        return;
+    }
+    loom_sbuf_addn(out, item, (size_t)(colon - item) + 1);
+    const char *p = colon + 1;
+    const char *dot = *p == '.' ? p++ : NULL;
+    if (*p == '-' && isdigit((unsigned char)p[1])) {
+        for (p++; isdigit((unsigned char)*p); p++)
+            ;
+        loom_sbuf_addf(out, "0 %s", p);
+        return;
+    }
+    if (dot)
+        loom_sbuf_addc(out, '.');
+    loom_sbuf_add(out, *p == '+' ? p + 1 : p);
+}
+
+static void squeue_parse_long(const char *spec, const loom_fmt_col_t *cols, size_t n, loom_fmt_t *f,
+                              loom_strv_t *bad)
+{
+    loom_strv_t items = LOOM_STRV_INIT;
+    loom_strv_split(&items, spec, ",");
+    loom_sbuf_t fixed = LOOM_SBUF_INIT;
+    for (size_t i = 0; i < items.n; i++) {
+        if (i)
+            loom_sbuf_addc(&fixed, ',');
+        squeue_long_item(items.v[i], &fixed);
+    }
+    loom_fmt_parse_long(loom_sbuf_str(&fixed), cols, n, f, bad);
+    loom_sbuf_free(&fixed);
+    loom_strv_free(&items);
+}
+
 static void squeue_format(squeue_t *q, loom_fmt_t *f)
 {
     const loom_fmt_col_t *cols = q->o.steps ? loom_squeue_step_cols : loom_squeue_job_cols;
@@ -837,7 +876,7 @@ static void squeue_format(squeue_t *q, loom_fmt_t *f)
     if (q->o.long_fmt && !q->o.steps && !q->o.start)
         loom_fmt_parse(SQUEUE_FMT_LONG, cols, n, 0, f, &bad);
     else if (q->o.format_long && !q->o.format)
-        loom_fmt_parse_long(q->o.format_long, cols, n, f, &bad);
+        squeue_parse_long(q->o.format_long, cols, n, f, &bad);
     else if (q->o.format)
         loom_fmt_parse(q->o.format, cols, n, 0, f, &bad);
     else if (q->o.steps)

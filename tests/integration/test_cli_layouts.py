@@ -230,3 +230,10 @@ def test_squeue_env_states_after_options(env):
     r = subprocess.run([sq, "-h", "-o", "%i"], env=e, capture_output=True, text=True)
     assert r.returncode == 1
     assert r.stderr.startswith("squeue: error: Invalid job state specified: bogus\n")
+
+
+def test_squeue_format_long_signed_sizes(env):
+    """-O sizes with a sign, as squeue 22.05.8 prints them (side by side):
+    "+5" is 5; "-5" or ".-5" is the bare value, one blank, then the suffix."""
+    got = run(env, "jobs", "squeue -h -j 1 -O JobID:-5x,Name:+6,JobID:.-12|").stdout
+    assert got == "1 xwrap  1 |\n"
