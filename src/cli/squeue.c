@@ -286,6 +286,7 @@ static const struct option squeue_longopts[] = {
     {"account", required_argument, NULL, 'A'},
     {"all", no_argument, NULL, 'a'},
     {"array", no_argument, NULL, 'r'},
+    {"array-unique", no_argument, NULL, OPT_IGNORE}, /* 22.05: folds as by default */
     {"clusters", required_argument, NULL, 'M'},
     {"federation", no_argument, NULL, OPT_IGNORE},
     {"format", required_argument, NULL, 'o'},

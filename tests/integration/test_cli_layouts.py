@@ -200,6 +200,7 @@ def test_squeue_option_errors(env):
     assert r.returncode == 1 and r.stderr.startswith(
         "squeue: unrecognized option '--only-job-state'\n")
     assert run(env, "jobs", "squeue -h -L nosuchlicense").stdout == ""
+    assert run(env, "jobs", "squeue --array-unique").stdout == run(env, "jobs", "squeue").stdout
 
 
 def test_squeue_repeated_options_and_help(env):
