@@ -569,6 +569,46 @@ static bool squeue_remainder(const json_t *j)
     return rest && *rest;
 }
 
+/* One remainder under "-j 7_1,7_2" without -r: two or more kept tasks print
+ * folded, "7_[1-2]", as squeue 22.05 does; NULL when it stays as it is. */
+static json_t *squeue_fold_kept_one(const squeue_t *q, const json_t *j)
+{
+    const char *str = loom_js(j, "array_task_str");
+    loom_rangeset_t all = LOOM_RANGESET_INIT, kept = LOOM_RANGESET_INIT;
+    json_t *copy = NULL;
+    if (loom_cli_array_tasks(str, &all) >= 0 && loom_rangeset_count(&all) <= SQUEUE_MAX_TASKS) {
+        int64_t aid = loom_ji(j, "array_job_id", 0);
+        uint32_t t;
+        for (int rc = loom_rangeset_first(&all, &t); rc == 0; rc = loom_rangeset_next(&all, t, &t))
+            if (squeue_task_ok(q, aid, t))
+                loom_rangeset_add(&kept, t, t);
+    }
+    if (loom_rangeset_count(&kept) > 1) {
+        loom_sbuf_t s = LOOM_SBUF_INIT;
+        loom_rangeset_format(&kept, &s); /* without the throttle, as 22.05 */
+        copy = json_copy((json_t *)j);
+        json_object_set_new(copy, "array_task_str", json_string(loom_sbuf_str(&s)));
+        json_object_set_new(copy, "_kept", json_true());
+        loom_sbuf_free(&s);
+    }
+    loom_rangeset_free(&all);
+    loom_rangeset_free(&kept);
+    return copy;
+}
+
+static json_t *squeue_fold_kept(const squeue_t *q, const json_t *recs)
+{
+    json_t *out = json_array();
+    size_t i;
+    json_t *j;
+    json_array_foreach(recs, i, j)
+    {
+        json_t *f = squeue_remainder(j) ? squeue_fold_kept_one(q, j) : NULL;
+        json_array_append_new(out, f ? f : json_incref(j));
+    }
+    return out;
+}
+
 static bool squeue_pending(const json_t *j)
 {
     uint32_t st = loom_cli_job_state(j);
@@ -1007,7 +1047,7 @@ static void squeue_rows(const squeue_t *q, const json_t *recs, squeue_rows_t *ro
     json_t *j;
     json_array_foreach(recs, i, j)
     {
-        if (expand && squeue_remainder(j))
+        if (expand && squeue_remainder(j) && !json_is_true(json_object_get(j, "_kept")))
             squeue_expand_one(q, j, rows);
         else
             squeue_row(rows, j, 0, false);
@@ -1068,8 +1108,13 @@ static bool squeue_lean(const squeue_t *q)
 static json_t *squeue_job_ids(const squeue_t *q)
 {
     json_t *ids = json_array();
-    for (size_t i = 0; i < q->o.n_jobs; i++)
-        json_array_append_new(ids, json_integer(q->o.jobs[i].job_id));
+    for (size_t i = 0; i < q->o.n_jobs; i++) {
+        bool seen = false; /* "-j 7_1,7_2": job 7 asked once, else listed twice */
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = q->o.jobs[k].job_id == q->o.jobs[i].job_id;
+        if (!seen)
+            json_array_append_new(ids, json_integer(q->o.jobs[i].job_id));
+    }
     return ids;
 }
 
@@ -1206,7 +1251,9 @@ static int squeue_once(squeue_t *q)
         loom_cli_json_jobs(q->cli.conf, q->view.now, mat, q->argc, q->argv, &out);
         json_decref(mat);
     } else {
-        json_t *shown = q->o.steps ? squeue_steps(q, recs) : json_incref(recs);
+        json_t *shown = q->o.steps                             ? squeue_steps(q, recs)
+                        : !q->o.array && squeue_wants_tasks(q) ? squeue_fold_kept(q, recs)
+                                                               : json_incref(recs);
         squeue_rows(q, shown, &rows);
         squeue_print(q, &rows, &out);
         json_decref(shown);

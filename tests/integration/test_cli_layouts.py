@@ -238,3 +238,14 @@ def test_squeue_format_long_signed_sizes(env):
     "+5" is 5; "-5" or ".-5" is the bare value, one blank, then the suffix."""
     got = run(env, "jobs", "squeue -h -j 1 -O JobID:-5x,Name:+6,JobID:.-12|").stdout
     assert got == "1 xwrap  1 |\n"
+
+
+def test_squeue_jobs_naming_tasks_fold(env):
+    """-j naming two or more tasks of a pending array prints them folded into
+    one line without the throttle, as squeue 22.05.8 does (-r: one line each);
+    each task once."""
+    r = run(env, "jobs", "squeue -h -j 4_3,4_5,4_6 -o %i|%K|%r")
+    assert (r.stderr, r.stdout) == ("", "4_[3,5-6]|3,5-6|Resources\n")
+    r = run(env, "jobs", "squeue -h -r -j 4_3,4_5 -o %i")
+    assert r.stdout == "4_3\n4_5\n"
+    assert run(env, "jobs", "squeue -h -j 4_3,1 -o %i").stdout == "4_3\n1\n"
