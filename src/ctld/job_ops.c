@@ -88,7 +88,11 @@ int ctld_job_completed(ctld_t *c, ctld_job_t *job, int wait_status, int64_t end_
                        const char *reason, loom_err_t *err)
 {
     loom_job_state_t base = loom_job_base(job->state);
-    if (base == LOOM_JOB_RUNNING || base == LOOM_JOB_SUSPENDED) {
+    bool running = base == LOOM_JOB_RUNNING || base == LOOM_JOB_SUSPENDED;
+    /* Its supervisor died and left no status (loomd): requeued or NODE_FAIL. */
+    if (running && reason && strcmp(reason, "node_fail") == 0)
+        return ctld_job_node_fail(c, job, err);
+    if (running) {
         const char *why;
         loom_job_event_t e = ops_event_for(wait_status, reason, &why);
         int rc = ops_end(c, job, e, wait_status, end_time, why, err);

@@ -272,7 +272,9 @@ static void jobs_lost_stepd(loom_noded_t *n, loom_noded_job_t *job)
         return;
     if (jobs_read_status(n, job, &pid) < 0) {
         loom_error("the supervisor of job %u vanished before the job ended", job->job_id);
-        jobs_set_end(job, JOBS_FAILED_STATUS, (int64_t)time(NULL), "launch_failed");
+        /* node_fail: the controller requeues it (or ends it NODE_FAIL), as
+         * slurmctld does with a batch job its node no longer runs. */
+        jobs_set_end(job, JOBS_FAILED_STATUS, (int64_t)time(NULL), "node_fail");
     }
     job->state = LOOM_NJOB_DONE;
     jobs_send_complete(n, job);
@@ -451,7 +453,7 @@ static void jobs_scan_one(loom_noded_t *n, uint32_t id, uint32_t run)
         job->orphan = !jobs_pid_alive(pid);
     } else if (!jobs_stepd_alive(n, id, run)) {
         loom_error("the supervisor of job %u is gone and left no status", id);
-        jobs_set_end(job, JOBS_FAILED_STATUS, (int64_t)time(NULL), "launch_failed");
+        jobs_set_end(job, JOBS_FAILED_STATUS, (int64_t)time(NULL), "node_fail");
         job->state = LOOM_NJOB_DONE;
         job->orphan = true;
     }

@@ -11,10 +11,10 @@ At the end, with every daemon up:
   - every job id sbatch printed (exit 0) exists, with the name it was given
     (so no id was handed out twice), and each array has its ten tasks once;
   - every job and task is final: COMPLETED, except what Slurm 22.05 does too:
-    a job whose loomstepd was killed may end NODE_FAIL, or FAILED (its srun
-    lost the step; Loom also ends a job FAILED when its batch supervisor
-    vanishes, where slurmctld would requeue it or end it NODE_FAIL), or be
-    requeued and run again; an srun job whose step launch found a killed
+    a job whose batch loomstepd was killed is requeued and runs again, or
+    ends NODE_FAIL (as slurmctld does with a batch job its node no longer
+    runs); one whose srun step's loomstepd was killed ends FAILED (srun
+    lost its step) or COMPLETED (the step had ended); an srun job whose step launch found a killed
     loomd down ends FAILED (srun talks to the nodes itself and gives up, as
     Slurm's does); a job that waits on one that did not complete is
     CANCELLED (DependencyParameters=kill_invalid_depend);
@@ -62,6 +62,7 @@ class Chaos:
         self.errors = []
         self.kills = []  # (victim, time)
         self.stepd_victim = None  # job id whose supervisor was killed
+        self.stepd_step = False  # ... the supervisor of an srun step (else the batch one)
         self.stepd_done = False
         self.thread = None
 
@@ -110,14 +111,17 @@ class Chaos:
         raise AssertionError("timed out waiting for %s (seed %d)" % (what, SEED))
 
     def kill_a_stepd(self):
-        """SIGKILL one loomstepd of this cluster, a step's (srun's) when there is one;
-        returns its job id or None."""
+        """SIGKILL one loomstepd of this cluster, a step's (srun's) or a batch
+        script's, whichever the dice prefer; returns its job id or None."""
         found = []
+        steps_first = self.rng.random() < 0.5
         for pid in _pids():
             cmd = _cmdline(pid)
             if cmd and cmd[0].endswith("loomstepd") and str(self.c.root) in cmd[-1]:
-                found.append((not os.path.basename(cmd[-1]).startswith("step"), pid, cmd))
+                step = os.path.basename(cmd[-1]).startswith("step")
+                found.append((step != steps_first, pid, cmd))
         for _, pid, cmd in sorted(found):
+            self.stepd_step = os.path.basename(cmd[-1]).startswith("step")
             m = re.search(r"(\d+)", os.path.basename(cmd[-1]))
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -382,8 +386,11 @@ def check_jobs(c, jobs, chaos):
             st = c.state_of(r)
             if kind == "dep" and not parent_ok(parent):
                 want = {"CANCELLED"}
+            elif (job == chaos.stepd_victim or r["job_id"] == chaos.stepd_victim) and \
+                    chaos.stepd_step:
+                want = {"COMPLETED", "FAILED"}  # srun lost its step: it fails, its job too
             elif job == chaos.stepd_victim or r["job_id"] == chaos.stepd_victim:
-                want = {"COMPLETED", "NODE_FAIL", "FAILED"}
+                want = {"COMPLETED", "NODE_FAIL"}  # requeued (and ran again) or NODE_FAIL
             elif kind == "srun" and launch_failed_on_killed_node(c, r, chaos):
                 want = {"COMPLETED", "FAILED"}  # srun cannot reach a loomd: Slurm's srun fails
             else:
@@ -501,5 +508,7 @@ def test_crash_torture(torture):
     for name in chaos.victims():
         assert chaos.alive(name), "%s is down at the end (seed %d)" % (name, SEED)
     check_logs(c)
-    print("acked %d, refused %d, kills %d, stepd victim %s" % (
-        len(jobs.acked), jobs.refused, len(chaos.kills), chaos.stepd_victim))
+    victim = next((r for r in recs if r["job_id"] == chaos.stepd_victim), {})
+    print("acked %d, refused %d, kills %d, stepd victim %s%s: %s, restarts %s" % (
+        len(jobs.acked), jobs.refused, len(chaos.kills), chaos.stepd_victim,
+        " (step)" if chaos.stepd_step else "", victim.get("state"), victim.get("restart_cnt")))
