@@ -15,7 +15,7 @@
  *
  * Exit status: 1 when the allocation or the command could not start, else
  * the command's status; 0 when it was killed by SIGHUP, SIGINT, SIGKILL or
- * SIGQUIT, 128+signal for another signal.
+ * SIGQUIT, 1 for another signal (as salloc 22.05).
  */
 #include "cli/srun.h"
 
@@ -77,7 +77,7 @@ static void salloc_parse(salloc_t *a, int argc, char **argv)
         loom_jobopt_err_fmt(LOOM_JOBOPT_SALLOC, &err, &sb);
         fputs(loom_sbuf_str(&sb), stderr);
         loom_sbuf_free(&sb);
-        exit(a->cli.exit_error);
+        exit(err.code == -LOOM_EUSAGE ? 255 : a->cli.exit_error); /* 22.05: getopt's, 255 */
     }
     if (jo->help)
         salloc_print(loom_jobopt_help);
@@ -119,8 +119,9 @@ static int salloc_spawn(salloc_t *a)
         if (a->jo.chdir && chdir(a->jo.chdir) < 0)
             fprintf(stderr, "salloc: error: chdir(%s): %s\n", a->jo.chdir, strerror(errno));
         execvpe(cmd.v[0], cmd.v, a->env.v);
-        fprintf(stderr, "salloc: error: %s: %s\n", cmd.v[0], strerror(errno));
-        _exit(127);
+        /* salloc 22.05's words and status for any command it cannot run. */
+        fprintf(stderr, "salloc: error: _fork_command: Unable to find command \"%s\"\n", cmd.v[0]);
+        _exit(1);
     }
     loom_strv_free(&cmd);
     if (pid < 0) {
@@ -217,7 +218,7 @@ static int salloc_exit_code(int status)
     int sig = WTERMSIG(status);
     if (sig == SIGHUP || sig == SIGINT || sig == SIGKILL || sig == SIGQUIT)
         return 0;
-    return 128 + sig;
+    return 1; /* salloc 22.05: any other signal is a plain failure */
 }
 
 static int salloc_run(salloc_t *a)

@@ -52,7 +52,7 @@ static void srun_fail_opts(srun_t *s, const loom_err_t *err)
     loom_jobopt_err_fmt(LOOM_JOBOPT_SRUN, err, &sb);
     fputs(loom_sbuf_str(&sb), stderr);
     loom_sbuf_free(&sb);
-    exit(s->cli.exit_error);
+    exit(err->code == -LOOM_EUSAGE ? 255 : s->cli.exit_error); /* 22.05: getopt's errors, 255 */
 }
 
 static void srun_print(void (*fn)(loom_jobopt_cmd_t, loom_sbuf_t *))

@@ -86,6 +86,45 @@ static void alloc_cancel(loom_cli_t *cli, uint32_t id)
     json_decref(body);
 }
 
+static bool alloc_is_salloc(const srun_alloc_opts_t *o)
+{
+    return strcmp(o->prog, "salloc") == 0;
+}
+
+/* The pending job was cancelled (or ended) under us: 22.05's lines. */
+static void alloc_ended(loom_cli_t *cli, uint32_t id, const srun_alloc_opts_t *o)
+{
+    loom_cli_info(cli, "Job has been cancelled");
+    if (alloc_is_salloc(o)) {
+        loom_cli_info(cli, "Job allocation %u has been revoked.", id);
+        loom_cli_error(cli, "Job submit/allocate failed: %s", loom_strerror(-LOOM_EALREADY_DONE));
+    } else {
+        loom_cli_error(cli, "Unable to allocate resources: %s", loom_strerror(-LOOM_EALREADY_DONE));
+    }
+}
+
+/* A signal ended the wait (the job is cancelled): 22.05's lines. */
+static void alloc_aborted(loom_cli_t *cli, uint32_t id, const srun_alloc_opts_t *o)
+{
+    if (alloc_is_salloc(o)) {
+        loom_cli_info(cli, "Job allocation %u has been revoked.", id);
+        loom_cli_info(cli, "Job aborted due to signal");
+    } else {
+        loom_cli_info(cli, "Job allocation %u has been revoked", id);
+        loom_cli_info(cli, "Force Terminated JobId=%u", id);
+    }
+}
+
+/* -I's time ran out (the job is cancelled): 22.05's lines. */
+static void alloc_not_immediate(loom_cli_t *cli, uint32_t id, const srun_alloc_opts_t *o)
+{
+    bool timed_out = alloc_is_salloc(o) && o->immediate > 1;
+    loom_cli_error(cli, "Unable to allocate resources: %s",
+                   timed_out ? "Connection timed out" : "Requested nodes are busy");
+    if (alloc_is_salloc(o))
+        loom_cli_info(cli, "Job allocation %u has been revoked.", id);
+}
+
 /* Poll until the job leaves PENDING. */
 static int alloc_wait(loom_cli_t *cli, uint32_t id, const srun_alloc_opts_t *o, json_t **rec)
 {
@@ -99,31 +138,36 @@ static int alloc_wait(loom_cli_t *cli, uint32_t id, const srun_alloc_opts_t *o, 
          * not waiting for resources yet, so nothing is said. */
         const char *reason = loom_js_or(r, "reason", "None");
         bool looked = strcmp(reason, "None") != 0 || waited >= 1000;
+        bool part_config = strcmp(reason, "PartitionConfig") == 0;
         if (base == LOOM_JOB_RUNNING) {
             *rec = r;
             return said ? 1 : 0;
         }
         json_decref(r);
         if (base != LOOM_JOB_PENDING) {
-            loom_cli_error(cli, "Job allocation %u has been revoked.", id);
+            alloc_ended(cli, id, o);
             return -LOOM_EALREADY_DONE;
         }
-        if (!said && looked && !o->quiet) {
-            if (strcmp(o->prog, "salloc") == 0)
+        /* -I (or -I1) is decided at once in 22.05: nothing is said. */
+        if (!said && looked && !o->quiet && o->immediate != 1) {
+            /* 22.05 says so when the job is over the partition's totals. */
+            if (part_config)
+                loom_cli_info(cli, "Requested partition configuration not available now");
+            if (alloc_is_salloc(o))
                 loom_cli_info(cli, "Pending job allocation %u", id);
             loom_cli_info(cli, "job %u queued and waiting for resources", id);
         }
         said = said || looked;
         if (o->immediate > 0 && waited >= (int64_t)o->immediate * 1000) {
             alloc_cancel(cli, id);
-            loom_cli_error(cli, "Unable to allocate resources: Requested nodes are busy");
+            alloc_not_immediate(cli, id, o);
             return -LOOM_ENODES_BUSY;
         }
         int sig = alloc_sleep(o->sigfd, delay);
         waited += delay;
         if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
             alloc_cancel(cli, id);
-            loom_cli_info(cli, "Job allocation %u has been revoked.", id);
+            alloc_aborted(cli, id, o);
             return -EINTR;
         }
         if (waited >= ALLOC_POLL_FAST_MS)

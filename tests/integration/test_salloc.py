@@ -54,8 +54,12 @@ def test_exit_status_and_default_name(cluster):
     assert cluster.state_of(rec) == "FAILED" and rec["name"] == "interactive"
     p = salloc(cluster, "-n1", "bash", "-c", "kill -HUP $$")
     assert p.returncode == 0  # killed by HUP/INT/KILL/QUIT: 0 (CLI_SPEC §0.9)
-    p = salloc(cluster, "-n1", "no_such_command_xyz")
-    assert p.returncode == 127 and "no_such_command_xyz" in p.stderr
+    p = salloc(cluster, "-n1", "no_such_command_xyz")  # salloc 22.05: its words, status 1
+    assert p.returncode == 1, p.stderr
+    assert p.stderr.splitlines()[1] == ('salloc: error: _fork_command: Unable to find command '
+                                        '"no_such_command_xyz"'), p.stderr
+    p = salloc(cluster, "-n1", "bash", "-c", "kill -TERM $$")
+    assert p.returncode == 1  # another signal: 1, not 128+N
     p = salloc(cluster, "-p", "nosuchpart", "true")
     assert p.returncode == 1
     assert p.stderr == ("salloc: error: Job submit/allocate failed: Invalid partition name "
@@ -105,3 +109,77 @@ def test_no_shell_keeps_the_allocation(cluster):
     assert s.stdout == "in %d\n" % jid, s.stderr
     assert cluster.rpc("job.signal", job_id=jid, signal=9, cancel=True)["rc"] == 0
     cluster.wait_job(jid, "CANCELLED", timeout=30)
+
+
+def _pending_then(cluster, argv, how):
+    """Start argv (over the partition's totals: it pends with PartitionConfig),
+    then end the wait by a signal or by scancel; (returncode, stderr)."""
+    p = subprocess.Popen([str(BIN / argv[0])] + argv[1:], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=cluster.env,
+                         cwd=str(cluster.work))
+    found = []
+    cluster.wait_for(lambda: found.extend(j["job_id"] for j in cluster.jobs().values()
+                                          if cluster.state_of(j) == "PENDING") or found,
+                     "pending job")
+    jid = found[0]
+    time.sleep(1.5)  # the pending lines are out
+    if how == "scancel":
+        assert cluster.run("scancel", str(jid)).returncode == 0
+    else:
+        p.send_signal(how)
+    _, err = p.communicate(timeout=30)
+    return jid, p.returncode, err
+
+
+def test_pending_ended_by_signal_or_scancel(cluster):
+    need("salloc", "srun", "scancel")
+    jid, rc, err = _pending_then(cluster, ["salloc", "-N9", "true"], signal.SIGINT)
+    assert rc == 1 and err.splitlines() == [
+        "salloc: Requested partition configuration not available now",
+        "salloc: Pending job allocation %d" % jid,
+        "salloc: job %d queued and waiting for resources" % jid,
+        "salloc: Job allocation %d has been revoked." % jid,
+        "salloc: Job aborted due to signal"], err
+    jid, rc, err = _pending_then(cluster, ["srun", "-N9", "true"], signal.SIGTERM)
+    assert rc == 1 and err.splitlines() == [
+        "srun: Requested partition configuration not available now",
+        "srun: job %d queued and waiting for resources" % jid,
+        "srun: Job allocation %d has been revoked" % jid,
+        "srun: Force Terminated JobId=%d" % jid], err
+    jid, rc, err = _pending_then(cluster, ["salloc", "-N9", "true"], "scancel")
+    assert rc == 1 and err.splitlines()[3:] == [
+        "salloc: Job has been cancelled",
+        "salloc: Job allocation %d has been revoked." % jid,
+        "salloc: error: Job submit/allocate failed: Job/step already completing or completed"], err
+    jid, rc, err = _pending_then(cluster, ["srun", "-N9", "true"], "scancel")
+    assert rc == 1 and err.splitlines()[2:] == [
+        "srun: Job has been cancelled",
+        "srun: error: Unable to allocate resources: Job/step already completing or completed"], err
+
+
+def test_immediate(cluster):
+    need("salloc", "srun")
+    hog = cluster.submit("#!/bin/sh\nsleep 30\n", nodes=2, exclusive="true")
+    cluster.wait_job(hog["job_id"], "RUNNING")
+    p = salloc(cluster, "-I", "true")
+    jid = int(re.search(r"allocation (\d+) has", p.stderr).group(1))
+    assert p.returncode == 1 and p.stderr == (
+        "salloc: error: Unable to allocate resources: Requested nodes are busy\n"
+        "salloc: Job allocation %d has been revoked.\n" % jid), p.stderr
+    p = salloc(cluster, "-I2", "true")
+    assert p.returncode == 1 and p.stderr.splitlines()[2:] == [
+        "salloc: error: Unable to allocate resources: Connection timed out",
+        "salloc: Job allocation %s has been revoked." % p.stderr.split()[4]], p.stderr
+    p = cluster.run("srun", "-I", "true")
+    assert p.returncode == 1 and p.stderr == (
+        "srun: error: Unable to allocate resources: Requested nodes are busy\n"), p.stderr
+    cluster.rpc("job.signal", job_id=hog["job_id"], signal=9, cancel=True)
+
+
+def test_bad_option_exits_255(cluster):
+    need("salloc", "srun")
+    for cmd in ("salloc", "srun"):
+        p = cluster.run(cmd, "--bogus", "true")
+        assert p.returncode == 255 and p.stderr == (
+            "%s: unrecognized option '--bogus'\nTry \"%s --help\" for more information\n"
+            % (cmd, cmd)), p.stderr
