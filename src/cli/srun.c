@@ -480,6 +480,21 @@ static int srun_join(srun_t *s)
     return 0;
 }
 
+/* More nodes than tasks: fewer nodes, with 22.05's warning (before an
+ * allocation is made, too: "srun -N3 -n1" runs on one node). */
+static void srun_fit_nodes(srun_t *s)
+{
+    loom_jobopt_t *jo = &s->jo;
+    if (!jo->ntasks || jo->min_nodes <= jo->ntasks)
+        return;
+    if (loom_jobopt_source(jo, "nodes") == LOOM_JOBOPT_SRC_CLI)
+        loom_cli_info(&s->cli, "Warning: can't run %u processes on %u nodes, setting nnodes to %u",
+                      jo->ntasks, jo->min_nodes, jo->ntasks);
+    jo->min_nodes = jo->ntasks;
+    if (jo->max_nodes > jo->ntasks)
+        jo->max_nodes = jo->ntasks;
+}
+
 /* Checks srun makes itself inside an allocation (as Slurm's does). */
 static int srun_check_sizes(srun_t *s)
 {
@@ -491,14 +506,7 @@ static int srun_check_sizes(srun_t *s)
         loom_cli_error(&s->cli, "Only allocated %u nodes asked for %u", have, jo->min_nodes);
         return -1;
     }
-    if (jo->ntasks && jo->min_nodes > jo->ntasks) {
-        if (loom_jobopt_source(jo, "nodes") == LOOM_JOBOPT_SRC_CLI)
-            loom_cli_info(&s->cli,
-                          "Warning: can't run %u processes on %u nodes, setting nnodes "
-                          "to %u",
-                          jo->ntasks, jo->min_nodes, jo->ntasks);
-        jo->min_nodes = jo->ntasks;
-    }
+    srun_fit_nodes(s);
     return 0;
 }
 
@@ -510,6 +518,8 @@ static int srun_main(srun_t *s)
         return s->cli.exit_error;
     srun_base_env(s);
     s->job_id = s->jo.jobid;
+    if (!s->job_id)
+        srun_fit_nodes(s);
     if (!s->job_id && srun_allocate(s) < 0)
         return s->cli.exit_error;
     if (!s->own_alloc && srun_join(s) < 0)

@@ -107,7 +107,7 @@ typedef struct loom_jobenv_step {
     uint32_t node_id;         /* index of this node in the step */
     uint32_t first_task;      /* global rank of this node's first task */
     const uint32_t *gtids;    /* ranks of this node's tasks (cyclic); NULL: first_task.. */
-    const char *distribution; /* SLURM_DISTRIBUTION; NULL: "block" */
+    const char *distribution; /* SLURM_DISTRIBUTION; NULL: cyclic if ntasks <= nodes, else block */
     uint32_t cpus_on_node;    /* SLURM_CPUS_ON_NODE of the step; 0: leave it */
 } loom_jobenv_step_t;
 

@@ -389,3 +389,15 @@ def test_mpi_pmi2(cluster):
     got = sorted(lines(p.stdout))
     cards = ",".join("addr-of-%d" % i for i in range(4))
     assert got == ["%d 4 True %s (vector,(0,2,2))" % (i, cards) for i in range(4)], got
+
+
+def test_more_nodes_than_tasks_and_default_distribution(cluster):
+    # srun 22.05 outside an allocation: a warning, then one node.
+    p = srun(cluster, "-N2", "-n1", "bash", "-c", "echo $SLURM_NNODES")
+    assert p.returncode == 0 and p.stdout == "1\n", p.stderr
+    assert p.stderr == "srun: Warning: can't run 1 processes on 2 nodes, setting nnodes to 1\n"
+    # Without -m a step's SLURM_DISTRIBUTION is cyclic when no node gets two tasks.
+    need("salloc")
+    p = cluster.run("salloc", "-N1", "-n2", "bash", "-c",
+                    "srun -n1 printenv SLURM_DISTRIBUTION; srun -n2 printenv SLURM_DISTRIBUTION")
+    assert p.returncode == 0 and p.stdout == "cyclic\nblock\nblock\n", (p.stdout, p.stderr)

@@ -377,6 +377,29 @@ static void test_jobenv_gpu_flags(void **state)
     }
 }
 
+/* No -m: srun 22.05's default, cyclic when tasks <= nodes, else block. */
+static void test_jobenv_step_default_dist(void **state)
+{
+    (void)state;
+    static const uint32_t one[] = {1, 1}, two[] = {2};
+    static const struct {
+        uint32_t ntasks, nodes;
+        const uint32_t *tpn;
+        const char *want;
+    } cases[] = {{1, 1, one, "cyclic"}, {2, 2, one, "cyclic"}, {2, 1, two, "block"}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        loom_jobenv_step_t step = {.nodelist = "n1",
+                                   .num_nodes = cases[i].nodes,
+                                   .tasks_per_node = cases[i].tpn,
+                                   .ntasks = cases[i].ntasks,
+                                   .node_name = "n1"};
+        loom_strv_t env = LOOM_STRV_INIT;
+        loom_jobenv_step(&step, 0, 0, &env);
+        jobenv_expect(&env, "SLURM_DISTRIBUTION", cases[i].want);
+        loom_strv_free(&env);
+    }
+}
+
 static void test_jobenv_step(void **state)
 {
     static const uint32_t tpn[] = {2, 2};
@@ -595,12 +618,19 @@ static void test_jobenv_alloc(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_jobenv_vector),      cmocka_unit_test(test_jobenv_counts),
-        cmocka_unit_test(test_jobenv_layout),      cmocka_unit_test(test_jobenv_export),
-        cmocka_unit_test(test_jobenv_batch_plain), cmocka_unit_test(test_jobenv_batch_requested),
-        cmocka_unit_test(test_jobenv_gpu_flags),   cmocka_unit_test(test_jobenv_step),
-        cmocka_unit_test(test_jobenv_from_json),   cmocka_unit_test(test_jobenv_rank_nodes),
-        cmocka_unit_test(test_jobenv_step_cyclic), cmocka_unit_test(test_jobenv_alloc),
+        cmocka_unit_test(test_jobenv_vector),
+        cmocka_unit_test(test_jobenv_counts),
+        cmocka_unit_test(test_jobenv_layout),
+        cmocka_unit_test(test_jobenv_export),
+        cmocka_unit_test(test_jobenv_batch_plain),
+        cmocka_unit_test(test_jobenv_batch_requested),
+        cmocka_unit_test(test_jobenv_gpu_flags),
+        cmocka_unit_test(test_jobenv_step),
+        cmocka_unit_test(test_jobenv_step_default_dist),
+        cmocka_unit_test(test_jobenv_from_json),
+        cmocka_unit_test(test_jobenv_rank_nodes),
+        cmocka_unit_test(test_jobenv_step_cyclic),
+        cmocka_unit_test(test_jobenv_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
