@@ -369,7 +369,7 @@ static int srun_result(srun_t *s, int *status)
             *status = st;
         }
     }
-    if (signalled)
+    if (signalled && !s->ended_by_ctld)
         loom_cli_info(&s->cli, "Force Terminated StepId=%u.%u", s->job_id, s->step_id);
     if (s->exit_override > rc) {
         rc = s->exit_override;

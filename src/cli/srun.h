@@ -92,6 +92,7 @@ typedef struct srun {
     int64_t hello_deadline_ms;
     int64_t give_up_ms; /* after a node failure: stop waiting for any node */
     bool killing, aborted, pty, tty_raw;
+    bool ended_by_ctld; /* the job was cancelled or timed out under the step */
     struct termios tty_saved;
     int kill_wait;
     int exit_override; /* -1, or the code to exit with (node failure) */

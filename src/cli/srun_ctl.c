@@ -176,10 +176,26 @@ static void ctl_terminate(srun_t *s)
     srun_ctl_kill(s, 0);
 }
 
+/* A task killed by a signal srun did not send: when the job has ended
+ * (scancel, time limit) srun 22.05 says the step is aborted. */
+static void ctl_check_ended(srun_t *s, const srun_task_t *t)
+{
+    if (!WIFSIGNALED(t->status) || s->killing || s->aborted || s->ended_by_ctld)
+        return;
+    json_t *rec = srun_job_record(&s->cli, s->job_id);
+    loom_job_state_t base = rec ? loom_job_base(loom_cli_job_state(rec)) : LOOM_JOB_RUNNING;
+    json_decref(rec);
+    if (base == LOOM_JOB_RUNNING || base == LOOM_JOB_SUSPENDED)
+        return;
+    s->ended_by_ctld = true;
+    ctl_aborted(s);
+}
+
 void srun_ctl_task_exit(srun_t *s, const srun_task_t *t)
 {
     if (!s->first_exit_ms)
         s->first_exit_ms = srun_now_ms();
+    ctl_check_ended(s, t);
     if (s->jo.kill_on_bad_exit == 1 && ctl_bad(t->status) && !s->killing) {
         srun_io_report(s, true);
         ctl_terminate(s);

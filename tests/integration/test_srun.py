@@ -401,3 +401,19 @@ def test_more_nodes_than_tasks_and_default_distribution(cluster):
     p = cluster.run("salloc", "-N1", "-n2", "bash", "-c",
                     "srun -n1 printenv SLURM_DISTRIBUTION; srun -n2 printenv SLURM_DISTRIBUTION")
     assert p.returncode == 0 and p.stdout == "cyclic\nblock\nblock\n", (p.stdout, p.stderr)
+
+
+def test_step_of_cancelled_job_is_aborted(cluster):
+    # scancel (or the time limit) under a running srun: 22.05 says the step is
+    # aborted, not "Force Terminated".
+    p = _run_bg(cluster, "-n1", "bash", "-c", "echo go; sleep 60")
+    assert p.stdout.readline() == "go\n"
+    jid = [j["job_id"] for j in cluster.jobs().values() if cluster.state_of(j) == "RUNNING"][0]
+    assert cluster.run("scancel", str(jid)).returncode == 0
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 143, err
+    assert re.search(r"^slurmstepd-node1: error: \*\*\* STEP %d\.0 ON node1 CANCELLED AT "
+                     r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \*\*\*$" % jid, err, re.M), err
+    assert err.splitlines()[-2:] == [
+        "srun: Job step aborted: Waiting up to 4 seconds for job step to finish.",
+        "srun: error: node1: task 0: Terminated"], err
