@@ -421,6 +421,11 @@ void loom_jobenv_batch(const loom_jobenv_job_t *job, const loom_jobenv_node_t *n
     jobenv_set_opt(env, "SLURM_EXPORT_ENV", job->export_env);
     loom_jobenv_set(env, "ENVIRONMENT", "BATCH");
     jobenv_set_opt(env, "HOSTNAME", node->hostname);
+    /* slurmd 22.05 sets these for a batch script even without aliases or
+     * PropagatePrioProcess, the first with glibc's text for a NULL. */
+    loom_jobenv_set(env, "SLURM_NODE_ALIASES", "(null)");
+    if (!loom_jobenv_get(env, "SLURM_PRIO_PROCESS"))
+        loom_jobenv_set(env, "SLURM_PRIO_PROCESS", "0");
 }
 
 /* The allocation variables also set by loom_jobenv_batch (ids, sizes). */

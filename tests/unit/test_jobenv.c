@@ -232,6 +232,8 @@ static void test_jobenv_batch_plain(void **state)
         {"SLURM_CONF", "/etc/slurm/slurm.conf"},
         {"ENVIRONMENT", "BATCH"},
         {"HOSTNAME", "host1"},
+        {"SLURM_NODE_ALIASES", "(null)"},
+        {"SLURM_PRIO_PROCESS", "0"},
         {"PATH", "/bin"},
         /* Absent unless requested or applicable. */
         {"SLURM_NTASKS", NULL},
