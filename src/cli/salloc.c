@@ -184,6 +184,17 @@ static void salloc_check_job(salloc_t *a, int64_t *waited_ms)
     *waited_ms = 0;
 }
 
+/* SIGTERM/SIGHUP to salloc: 22.05 cancels the job, which revokes the
+ * allocation (the command gets -K's signal, SIGHUP by default). */
+static void salloc_cancel(salloc_t *a)
+{
+    json_t *body = json_pack("{s:I, s:i, s:b}", "job_id", (json_int_t)a->job_id, "signal", SIGKILL,
+                             "cancel", 1);
+    loom_cli_call(&a->cli, "job.signal", body, NULL, NULL);
+    json_decref(body);
+    salloc_revoked(a, LOOM_JOB_CANCELLED);
+}
+
 /* Wait for the command; watch the allocation meanwhile. */
 static void salloc_wait(salloc_t *a)
 {
@@ -199,8 +210,8 @@ static void salloc_wait(salloc_t *a)
         int ready = poll(&p, 1, a->revoked ? 200 : SALLOC_POLL_MS);
         struct signalfd_siginfo si;
         while (ready > 0 && read(a->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-            if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP)
-                kill(a->child, (int)si.ssi_signo); /* salloc ignores INT/QUIT */
+            if ((si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP) && !a->revoked)
+                salloc_cancel(a); /* salloc ignores INT/QUIT */
         }
         if (!a->revoked) {
             salloc_check_job(a, &since_revoke);
@@ -254,7 +265,7 @@ static int salloc_run(salloc_t *a)
         if (isatty(0))
             tcsetpgrp(0, getpgrp());
     }
-    if (!a->jo.quiet)
+    if (!a->jo.quiet && !a->revoked) /* a revoked allocation is not given back */
         loom_cli_info(&a->cli, "Relinquishing job allocation %u", a->job_id);
     srun_alloc_release(&a->cli, a->job_id, a->child ? a->status : 1 << 8);
     return code;

@@ -184,3 +184,21 @@ def test_bad_option_exits_255(cluster):
         assert p.returncode == 255 and p.stderr == (
             "%s: unrecognized option '--bogus'\nTry \"%s --help\" for more information\n"
             % (cmd, cmd)), p.stderr
+
+
+def test_sigterm_revokes(cluster):
+    # SIGTERM to salloc while its command runs: the job is cancelled, the
+    # command gets SIGHUP (status 0), no "Relinquishing" (salloc 22.05).
+    need("salloc")
+    p = subprocess.Popen([str(BIN / "salloc"), "-n1", "bash", "-c", "echo started; sleep 60"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=cluster.env, cwd=str(cluster.work))
+    assert p.stdout.readline() == "started\n"
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=30)
+    jid = granted(err)
+    assert p.returncode == 0 and err == ("salloc: Granted job allocation %d\n"
+                                         "salloc: Job allocation %d has been revoked.\n"
+                                         % (jid, jid)), err
+    rec = cluster.wait_job(jid, "CANCELLED", timeout=30)
+    assert cluster.state_of(rec) == "CANCELLED"
