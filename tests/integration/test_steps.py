@@ -164,6 +164,46 @@ def _devices_cgroup_ok():
     return None
 
 
+def _devices_cgroup_enforced(dev):
+    """None when a process put in a devices cgroup that denies dev's device
+    really cannot open dev (the host enforces the rules), else why not: a
+    sandboxed kernel (gVisor, say) can show the v1 files and ignore them."""
+    st = os.stat(dev)
+    probe = Path("/sys/fs/cgroup/devices") / ("loom-probe-%d" % os.getpid())
+    try:
+        probe.mkdir()
+        (probe / "devices.deny").write_text("c %d:%d rwm" % (os.major(st.st_rdev),
+                                                           os.minor(st.st_rdev)))
+    except OSError as e:
+        return "cannot use the devices cgroup: %s" % e
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: into the cgroup, then try the device
+            code = 3
+            try:
+                (probe / "cgroup.procs").write_text(str(os.getpid()))
+                try:
+                    open(dev, "rb").close()
+                    code = 1
+                except OSError:
+                    code = 0
+            finally:
+                os._exit(code)
+        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    finally:
+        for _ in range(50):
+            try:
+                probe.rmdir()
+                break
+            except OSError:
+                time.sleep(0.1)
+    if status == 0:
+        return None
+    if status == 1:
+        return "this host does not enforce the devices cgroup's rules (a denied device opened)"
+    return "cannot move a process into a devices cgroup here"
+
+
 def test_devices_cgroup_denies_other_gpus(make_cluster):
     """As root on a cgroup v1 host: the GPUs are character devices (mknod'd
     copies of /dev/full and /dev/random); a step's tasks may open only the
@@ -186,6 +226,9 @@ def test_devices_cgroup_denies_other_gpus(make_cluster):
                 f.read(1)
         except OSError as e:
             pytest.skip("cannot open a device file made here: %s" % e)
+    why = _devices_cgroup_enforced(devdir / "gpu0")
+    if why:
+        pytest.skip(why)
     c.start()
     env = {"DEVDIR": str(devdir)}
     script = ("srun -n1 --exact --gpus=1 sleep 4 &\n"
