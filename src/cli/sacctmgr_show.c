@@ -506,40 +506,62 @@ static void sam_sort(json_t *arr, int (*cmp)(const void *, const void *))
     free(v);
 }
 
+/* The associations where selects (users' only when users_only), sorted by
+ * cmp; NULL with *rc on a failed fetch. */
+static json_t *sam_assocs_sorted(sam_t *s, const json_t *where, bool users_only,
+                                 int (*cmp)(const void *, const void *), int *rc)
+{
+    json_t *all = sam_fetch(s, SAM_ASSOC, NULL, "assocs", rc);
+    if (!all)
+        return NULL;
+    json_t *mine = json_array(), *a;
+    size_t i;
+    json_array_foreach(all, i, a)
+    {
+        if ((!users_only || *json_string_value(json_object_get(a, "user_name"))) &&
+            sam_assoc_wanted(where, a))
+            json_array_append(mine, a);
+    }
+    json_decref(all);
+    sam_sort(mine, cmp);
+    return mine;
+}
+
+/* Each association of assocs joined with the entity of ents whose "name" is
+ * its key member, as one row; a user's row drops the parent when asked. */
+static void sam_emit_joined(sam_t *s, json_t *assocs, json_t *ents, const char *key, bool is_user,
+                            const sam_item_t *items, size_t n)
+{
+    size_t i, k;
+    json_t *a, *e;
+    json_array_foreach(assocs, i, a)
+    {
+        json_array_foreach(ents, k, e)
+        {
+            if (strcmp(json_string_value(json_object_get(e, "name")),
+                       json_string_value(json_object_get(a, key))) != 0)
+                continue;
+            json_t *rec = json_deep_copy(a);
+            if (!is_user && *json_string_value(json_object_get(a, "user_name")))
+                json_object_del(rec, "parent_account"); /* users' rows show no parent */
+            json_object_update_missing(rec, e);
+            sam_row_t row = {.rec = rec, .user = is_user ? e : NULL, .account = is_user ? NULL : e};
+            sam_emit(s, items, n, &row);
+            json_decref(rec);
+        }
+    }
+}
+
 /* show user withassoc: one row per user association, joined with its user. */
 static int sam_show_user_assocs(sam_t *s, json_t *users, const json_t *where,
                                 const sam_item_t *items, size_t n)
 {
     int rc;
-    json_t *all = sam_fetch(s, SAM_ASSOC, NULL, "assocs", &rc), *mine = json_array();
-    if (!all) {
-        json_decref(mine);
+    json_t *mine = sam_assocs_sorted(s, where, true, sam_assoc_by_user, &rc);
+    if (!mine)
         return rc;
-    }
-    size_t i, k;
-    json_t *a, *u;
-    json_array_foreach(all, i, a)
-    {
-        if (*json_string_value(json_object_get(a, "user_name")) && sam_assoc_wanted(where, a))
-            json_array_append(mine, a);
-    }
-    sam_sort(mine, sam_assoc_by_user);
-    json_array_foreach(mine, i, a)
-    {
-        json_array_foreach(users, k, u)
-        {
-            if (strcmp(json_string_value(json_object_get(u, "name")),
-                       json_string_value(json_object_get(a, "user_name"))) != 0)
-                continue;
-            json_t *rec = json_deep_copy(a);
-            json_object_update_missing(rec, u);
-            sam_row_t row = {.rec = rec, .user = u};
-            sam_emit(s, items, n, &row);
-            json_decref(rec);
-        }
-    }
+    sam_emit_joined(s, mine, users, "user_name", true, items, n);
     json_decref(mine);
-    json_decref(all);
     return 0;
 }
 
@@ -560,37 +582,11 @@ static int sam_show_account_assocs(sam_t *s, json_t *accounts, const json_t *whe
                                    const sam_item_t *items, size_t n)
 {
     int rc;
-    json_t *all = sam_fetch(s, SAM_ASSOC, NULL, "assocs", &rc), *mine = json_array();
-    if (!all) {
-        json_decref(mine);
+    json_t *mine = sam_assocs_sorted(s, where, false, sam_assoc_by_account, &rc);
+    if (!mine)
         return rc;
-    }
-    size_t i, k;
-    json_t *a, *acct;
-    json_array_foreach(all, i, a)
-    {
-        if (sam_assoc_wanted(where, a))
-            json_array_append(mine, a);
-    }
-    sam_sort(mine, sam_assoc_by_account);
-    json_array_foreach(mine, i, a)
-    {
-        json_array_foreach(accounts, k, acct)
-        {
-            if (strcmp(json_string_value(json_object_get(acct, "name")),
-                       json_string_value(json_object_get(a, "account"))) != 0)
-                continue;
-            json_t *rec = json_deep_copy(a);
-            if (*json_string_value(json_object_get(a, "user_name")))
-                json_object_del(rec, "parent_account");
-            json_object_update_missing(rec, acct);
-            sam_row_t row = {.rec = rec, .account = acct};
-            sam_emit(s, items, n, &row);
-            json_decref(rec);
-        }
-    }
+    sam_emit_joined(s, mine, accounts, "account", false, items, n);
     json_decref(mine);
-    json_decref(all);
     return 0;
 }
 
