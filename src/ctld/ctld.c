@@ -162,8 +162,7 @@ int ctld_reconfigure(ctld_t *c, loom_err_t *err)
     ctld_restore_nodes(c, keep, nkeep);
     for (size_t i = 0; i < c->nnodes; i++)
         ctld_node_mgr_sync(c, &c->nodes[i]);
-    for (size_t i = 0; i < c->jobs_running.n; i++)
-        ((ctld_job_t *)c->jobs_running.v[i])->launch_sent = true;
+    ctld_sched_mark_launched(c);
     free(c->sched.part_blocked);
     c->sched.part_blocked = loom_xcalloc(c->nparts + 1, sizeof(bool));
     ctld_sched_trigger(c, true);

@@ -85,6 +85,7 @@ static int state_apply_start(ctld_t *c, ctld_job_t *job, const json_t *ev, loom_
     job->end_time = 0;
     job->reason = "None";
     job->launch_sent = false;
+    job->launch_acked = false;
     job->kill_sent = 0;
     job->next_step_id = 0;
     return 0;

@@ -164,8 +164,7 @@ static int main_recover(ctld_main_t *m, bool clear, loom_err_t *err)
     if (rc < 0)
         return rc;
     ctld_node_mgr_after_recovery(c);
-    for (size_t i = 0; i < c->jobs_running.n; i++)
-        ((ctld_job_t *)c->jobs_running.v[i])->launch_sent = true; /* reconciled at registration */
+    ctld_sched_mark_launched(c);
     rc = loom_journal_open(c->loop, dir, last + 1, &c->journal, err);
     if (rc == 0 && (last || clear)) {
         json_t *state = ctld_state_snapshot(c);

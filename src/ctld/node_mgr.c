@@ -365,6 +365,7 @@ static void node_mgr_reported_jobs(ctld_t *c, ctld_node_t *n, const json_t *jobs
             json_decref(req);
         } else {
             job->launch_sent = true; /* re-attached */
+            job->launch_acked = true;
         }
     }
 }
@@ -378,6 +379,16 @@ static void node_mgr_missing_jobs(ctld_t *c, ctld_node_t *n, const json_t *jobs)
             continue;
         if (node_mgr_reported(jobs, job->id) || !job->launch_sent)
             continue;
+        if (!job->launch_acked && !(job->state & LOOM_JOB_F_COMPLETING)) {
+            /* Its loomd died before taking the launch (it writes the job's
+             * spec before answering, and a restarted loomd reports every
+             * spec): the job never ran, so it is launched again as the
+             * same run, not requeued (ctld_sched_node_up). */
+            loom_info("job %u: loomd on %s restarted before taking the launch; launching again",
+                      job->id, n->cfg->name);
+            job->launch_sent = false;
+            continue;
+        }
         if (job->state & LOOM_JOB_F_COMPLETING)
             ctld_job_completed(c, job, job->exit_code, ctld_now(), "", NULL);
         else

@@ -53,6 +53,8 @@ static void sched_launch_replied(ctld_t *c, void *arg, json_t *reply)
     if (job && job->start_time == lc->start_time && rc < 0) {
         loom_error("job %u: launch on %s failed: %s", job->id, job->batch_host, msg);
         ctld_job_launch_failed(c, job, msg);
+    } else if (job && job->start_time == lc->start_time && reply) {
+        job->launch_acked = true;
     }
     free(lc);
 }
@@ -415,6 +417,15 @@ void ctld_sched_node_up(ctld_t *c, ctld_node_t *n)
         ctld_job_t *job = c->jobs_running.v[i];
         if (!job->launch_sent && job->batch_host && strcmp(job->batch_host, n->cfg->name) == 0)
             sched_launch(c, job);
+    }
+}
+
+void ctld_sched_mark_launched(ctld_t *c)
+{
+    for (size_t i = 0; i < c->jobs_running.n; i++) {
+        ctld_job_t *job = c->jobs_running.v[i];
+        job->launch_sent = true;
+        job->launch_acked = true;
     }
 }
 

@@ -50,6 +50,9 @@ void ctld_sched_trigger(ctld_t *c, bool full);
 void ctld_sched_submitted(ctld_t *c, ctld_job_t *job, bool ahead);
 /* A node registered. */
 void ctld_sched_node_up(ctld_t *c, ctld_node_t *n);
+/* Running jobs rebuilt from state count as launched and acknowledged: their
+ * nodes' registrations reconcile them. */
+void ctld_sched_mark_launched(ctld_t *c);
 /* Run a pass now (tests, and the timer). */
 void ctld_sched_run(ctld_t *c);
 

@@ -472,6 +472,23 @@ def test_loomd_restart_while_job_runs(cluster):
     assert "finished" in (cluster.work / ("slurm-%d.out" % j)).read_text()
 
 
+def test_loomd_killed_before_taking_launch(cluster):
+    """loomd dies with the job.launch unread: the job runs once, not requeued."""
+    d = cluster.loomds["node1"]
+    d.proc.send_signal(signal.SIGSTOP)
+    try:
+        j = cluster.submit("#!/bin/sh\necho finished\n", nodelist="node1")["job_id"]
+        cluster.wait_job(j, "RUNNING")
+        time.sleep(0.3)  # the launch frame reaches the stopped loomd's socket
+    finally:
+        cluster.stop_node("node1", signal.SIGKILL)
+    cluster.start_node("node1")
+    rec = cluster.wait_job(j, "COMPLETED", timeout=30)
+    assert rec.get("restart_cnt", 0) == 0
+    assert "finished" in (cluster.work / ("slurm-%d.out" % j)).read_text()
+    assert "launching again" in (cluster.logdir / "loomctld.log").read_text()
+
+
 def stepd_pids(spool):
     """Supervisors whose command line names this spool directory (ours only)."""
     pids = []
