@@ -146,7 +146,7 @@ typedef struct ctld_job {
     int64_t kill_sent; /* when job.kill went out (0 = none pending) */
     bool launch_sent;
     bool launch_acked; /* loomd answered this run's job.launch */
-    char *rec_text; /* cached job.info record (job_rec.c); NULL when stale */
+    char *rec_text;    /* cached job.info record (job_rec.c); NULL when stale */
     size_t rec_len;
     uint32_t state_text_word; /* state_text is the JSON list of this state word */
     char state_text[96];
