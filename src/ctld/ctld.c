@@ -14,6 +14,7 @@
 #include "ctld/sched_driver.h"
 #include "ctld/server.h"
 
+#include <errno.h>
 #include <libgen.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -135,6 +136,32 @@ static void ctld_restore_nodes(ctld_t *c, node_keep_t *k, size_t n)
     free(k);
 }
 
+/* Reconfigure keeps the state meanwhile as snapshot records, one line of
+ * text each (far smaller than their JSON trees). */
+static int ctld_keep_record(void *arg, const json_t *rec)
+{
+    char *text = json_dumps(rec, JSON_COMPACT);
+    if (!text)
+        return -ENOMEM;
+    loom_sbuf_add(arg, text);
+    loom_sbuf_addc(arg, '\n');
+    free(text);
+    return 0;
+}
+
+static void ctld_replay_kept(ctld_t *c, const loom_sbuf_t *kept)
+{
+    const char *p = kept->buf, *end = p + kept->len;
+    while (p && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        json_t *rec = json_loadb(p, (size_t)(nl - p), 0, NULL);
+        if (rec)
+            ctld_state_replay(c, rec, NULL);
+        json_decref(rec);
+        p = nl + 1;
+    }
+}
+
 int ctld_reconfigure(ctld_t *c, loom_err_t *err)
 {
     loom_conf_t *conf = NULL;
@@ -142,7 +169,8 @@ int ctld_reconfigure(ctld_t *c, loom_err_t *err)
     int rc = ctld_load_conf(c->conf_path, &conf, &gres, err);
     if (rc < 0)
         return rc;
-    json_t *state = ctld_state_snapshot(c);
+    loom_sbuf_t kept = LOOM_SBUF_INIT;
+    ctld_state_snapshot(c, ctld_keep_record, &kept);
     size_t nkeep;
     node_keep_t *keep = ctld_keep_nodes(c, &nkeep);
     c->sched.fresh.n = 0;
@@ -156,9 +184,9 @@ int ctld_reconfigure(ctld_t *c, loom_err_t *err)
     ctld_jobs_init(c);
     ctld_node_mgr_init(c, err);
     c->replaying = true;
-    ctld_state_replay(c, state, NULL);
+    ctld_replay_kept(c, &kept);
     c->replaying = false;
-    json_decref(state);
+    loom_sbuf_free(&kept);
     ctld_restore_nodes(c, keep, nkeep);
     for (size_t i = 0; i < c->nnodes; i++)
         ctld_node_mgr_sync(c, &c->nodes[i]);

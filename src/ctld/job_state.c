@@ -256,31 +256,58 @@ int ctld_apply(ctld_t *c, const json_t *ev, loom_err_t *err)
 
 /* ---- snapshots and replay ------------------------------------------------ */
 
-json_t *ctld_state_snapshot(const ctld_t *c)
+/* put(rec) and drop rec; 0 or put's error. */
+static int state_put(loom_journal_put_f *put, void *put_arg, json_t *rec)
 {
-    json_t *jobs = json_array();
-    for (size_t i = 0; i < c->jobs_all.n; i++)
-        json_array_append_new(jobs, ctld_job_record(c, c->jobs_all.v[i], CTLD_REC_FULL));
-    return json_pack("{s:I, s:I, s:o, s:o, s:o}", "next_job_id", (json_int_t)c->next_job_id,
-                     "last_prio", (json_int_t)c->last_prio, "jobs", jobs, "nodes",
-                     ctld_node_mgr_snapshot(c), "steps", ctld_steps_snapshot(c));
+    int rc = put(put_arg, rec);
+    json_decref(rec);
+    return rc;
 }
 
+int ctld_state_snapshot(void *arg, loom_journal_put_f *put, void *put_arg)
+{
+    const ctld_t *c = arg;
+    int rc = 0;
+    for (size_t i = 0; i < c->jobs_all.n && rc == 0; i++)
+        rc = state_put(
+            put, put_arg,
+            json_pack("{s:o}", "job", ctld_job_record(c, c->jobs_all.v[i], CTLD_REC_FULL)));
+    /* After the jobs: each one moved next_job_id past itself. */
+    if (rc == 0)
+        rc = state_put(put, put_arg,
+                       json_pack("{s:I, s:I}", "next_job_id", (json_int_t)c->next_job_id,
+                                 "last_prio", (json_int_t)c->last_prio));
+    for (size_t i = 0; i < c->nnodes && rc == 0; i++)
+        rc = state_put(put, put_arg, json_pack("{s:o}", "node", ctld_node_mgr_snapshot(c, i)));
+    for (size_t i = 0; i < c->jobs_all.n && rc == 0; i++) {
+        json_t *steps = ctld_steps_snapshot(c, c->jobs_all.v[i]);
+        if (steps)
+            rc = state_put(put, put_arg, json_pack("{s:o}", "steps", steps));
+    }
+    return rc;
+}
+
+static void state_restore_job(ctld_t *c, const json_t *rec)
+{
+    loom_err_t err = {0};
+    json_t *ev = json_pack("{s:s, s:O}", "ev", "job.submit", "job", rec);
+    if (state_apply_submit(c, ev, &err) < 0)
+        loom_error("snapshot: dropping a job: %s", err.msg);
+    json_decref(ev);
+}
+
+/* One snapshot record (ctld_state_snapshot), or the whole state of an older
+ * snapshot, which has the same members with "jobs" and "nodes" as arrays. */
 static int state_restore(ctld_t *c, const json_t *state)
 {
     json_t *jobs = json_object_get(state, "jobs"), *rec;
     size_t i;
-    loom_err_t err = {0};
     json_array_foreach(jobs, i, rec)
     {
-        json_t *ev = json_pack("{s:s, s:O}", "ev", "job.submit", "job", rec);
-        int rc = state_apply_submit(c, ev, &err);
-        json_decref(ev);
-        if (rc < 0) {
-            loom_error("snapshot: dropping a job: %s", err.msg);
-            continue;
-        }
+        state_restore_job(c, rec);
     }
+    if ((rec = json_object_get(state, "job")))
+        state_restore_job(c, rec);
     json_int_t next = json_integer_value(json_object_get(state, "next_job_id"));
     json_int_t prio = json_integer_value(json_object_get(state, "last_prio"));
     if (next > 0)
@@ -288,6 +315,7 @@ static int state_restore(ctld_t *c, const json_t *state)
     if (prio > 0)
         c->last_prio = (uint32_t)prio;
     ctld_node_mgr_restore(c, json_object_get(state, "nodes"));
+    ctld_node_mgr_restore(c, json_object_get(state, "node"));
     ctld_steps_restore(c, json_object_get(state, "steps"));
     return 0;
 }

@@ -40,8 +40,12 @@ int ctld_job_event(ctld_t *c, ctld_job_t *job, loom_job_event_t e, json_t *extra
 /* Apply one journaled event (replay, and the second half of ctld_commit). */
 int ctld_apply(ctld_t *c, const json_t *ev, loom_err_t *err);
 
-/* The whole state for loom_journal_snapshot (new reference). */
-json_t *ctld_state_snapshot(const ctld_t *c);
+/* The whole state for loom_journal_snapshot (loom_journal_state_f over a
+ * ctld_t), a record at a time: {"job":{FULL record}} for each job, then
+ * {"next_job_id":N,"last_prio":P}, {"node":{...}} for each node and
+ * {"steps":{"<job id>":{...}}} for each job with steps. Replayed in that
+ * order by ctld_state_replay. */
+int ctld_state_snapshot(void *c, loom_journal_put_f *put, void *put_arg);
 
 /* loom_journal_replay_f over a ctld_t. */
 int ctld_state_replay(void *arg, const json_t *state, const json_t *entry);

@@ -594,23 +594,50 @@ int loom_journal_wait(loom_journal_t *j, uint64_t seq, loom_journal_done_f *cb, 
     return 0;
 }
 
-/* Write snapshot.tmp now, a chunk at a time (the text of a large state is
- * never whole in memory); its fsync and rename wait for the next round. */
-static int journal_dump_snapshot(const char *dir, uint64_t seq, const json_t *state, int *fd_out)
+/* The snapshot being written: records go to sb, written out every
+ * JOURNAL_SNAP_CHUNK bytes (journal_dump_cb). */
+typedef struct {
+    loom_sbuf_t sb;
+    int fd;
+    uint64_t nrec;
+    int rc;
+} snap_put_t;
+
+static int journal_snap_put(void *arg, const json_t *rec)
+{
+    snap_put_t *p = arg;
+    if (p->rc < 0)
+        return p->rc;
+    if (!json_is_object(rec) || (json_object_size(rec) == 1 && json_object_get(rec, "end")))
+        return p->rc = -EINVAL;
+    dump_ctx_t d = {&p->sb, true, p->fd}; /* keeps the opening brace */
+    if (json_dump_callback(rec, journal_dump_cb, &d, JSON_COMPACT) < 0)
+        return p->rc = -EIO;
+    loom_sbuf_addc(&p->sb, '\n');
+    p->nrec++;
+    return 0;
+}
+
+/* Write snapshot.tmp now, a record at a time and a chunk at a time (neither
+ * the state nor its text is ever whole in memory); its fsync and rename wait
+ * for the next round. */
+static int journal_dump_snapshot(const char *dir, uint64_t seq, loom_journal_state_f *fn, void *arg,
+                                 int *fd_out)
 {
     char tmp[PATH_MAX];
     journal_path(tmp, sizeof(tmp), dir, JOURNAL_SNAPSHOT_TMP);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0)
         return -errno;
-    loom_sbuf_t sb = LOOM_SBUF_INIT;
-    loom_sbuf_addf(&sb, "{\"seq\":%" PRIu64 ",\"state\":", seq);
-    dump_ctx_t d = {&sb, true, fd};
-    int rc = json_dump_callback(state, journal_dump_cb, &d, JSON_COMPACT) < 0 ? -EIO : 0;
-    loom_sbuf_add(&sb, "}\n");
+    snap_put_t p = {.fd = fd};
+    loom_sbuf_addf(&p.sb, "{\"seq\":%" PRIu64 ",\"format\":2}\n", seq);
+    int rc = fn(arg, journal_snap_put, &p);
     if (rc == 0)
-        rc = journal_write_all(fd, sb.buf, sb.len);
-    loom_sbuf_free(&sb);
+        rc = p.rc;
+    loom_sbuf_addf(&p.sb, "{\"end\":%" PRIu64 "}\n", p.nrec);
+    if (rc == 0)
+        rc = journal_write_all(fd, p.sb.buf, p.sb.len);
+    loom_sbuf_free(&p.sb);
     if (rc < 0) {
         close(fd);
         return rc;
@@ -619,13 +646,13 @@ static int journal_dump_snapshot(const char *dir, uint64_t seq, const json_t *st
     return 0;
 }
 
-int loom_journal_snapshot(loom_journal_t *j, const json_t *state)
+int loom_journal_snapshot(loom_journal_t *j, loom_journal_state_f *fn, void *arg)
 {
     if (j->failed)
         return j->failed;
     if (j->snap_fd >= 0 || (j->inflight && j->inflight->snap))
         return -EBUSY;
-    int rc = journal_dump_snapshot(j->dir, j->stats.last_seq, state, &j->snap_fd);
+    int rc = journal_dump_snapshot(j->dir, j->stats.last_seq, fn, arg, &j->snap_fd);
     if (rc < 0)
         return rc;
     j->snap_seq = j->stats.last_seq;
@@ -726,25 +753,88 @@ typedef struct {
     loom_err_t *err;
 } recover_t;
 
+/* One record line of the snapshot: *done once its end line is read. */
+static int journal_snap_line(recover_t *r, const char *path, char *line, size_t len, uint64_t *nrec,
+                             bool *done)
+{
+    json_error_t jerr;
+    json_t *rec = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!json_is_object(rec)) {
+        json_decref(rec);
+        return loom_errf(r->err, -LOOM_EPARSE, "%s: bad snapshot record %" PRIu64 ": %s", path,
+                         *nrec + 1, rec ? "not an object" : jerr.text);
+    }
+    json_t *end = json_object_get(rec, "end");
+    int rc = 0;
+    if (end && json_object_size(rec) == 1) {
+        *done = true;
+        if (!json_is_integer(end) || (uint64_t)json_integer_value(end) != *nrec)
+            rc = loom_errf(r->err, -LOOM_EPARSE, "%s: %" PRIu64 " records, the end line says %s",
+                           path, *nrec, json_is_integer(end) ? "otherwise" : "nothing");
+    } else if ((rc = r->fn(r->arg, rec, NULL)) < 0) {
+        loom_errf(r->err, rc, "%s: snapshot record %" PRIu64 " rejected", path, *nrec + 1);
+    } else {
+        ++*nrec;
+    }
+    json_decref(rec);
+    return rc;
+}
+
+/* The records after the first line, up to the end line. */
+static int journal_snap_records(recover_t *r, const char *path, FILE *fp)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    uint64_t nrec = 0;
+    bool done = false;
+    ssize_t len;
+    int rc = 0;
+    while (rc == 0 && !done && (len = getline(&line, &cap, fp)) > 0)
+        rc = journal_snap_line(r, path, line, (size_t)len, &nrec, &done);
+    free(line);
+    if (rc == 0 && !done)
+        rc = loom_errf(r->err, -LOOM_EPARSE, "%s: truncated snapshot (no end line)", path);
+    return rc;
+}
+
+/* The first line: {"seq":S,"format":2}, or a whole older snapshot
+ * {"seq":S,"state":{...}} whose state is its one record. */
+static int journal_snap_head(recover_t *r, const char *path, FILE *fp)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len = getline(&line, &cap, fp);
+    json_error_t jerr = {.text = "empty file"};
+    json_t *head = len > 0 ? json_loadb(line, (size_t)len, JSON_REJECT_DUPLICATES, &jerr) : NULL;
+    free(line);
+    json_int_t seq = -1;
+    json_t *state = json_object_get(head, "state");
+    if (!head || json_unpack(head, "{s:I}", "seq", &seq) || seq < 0 ||
+        (!state && json_integer_value(json_object_get(head, "format")) != 2)) {
+        json_decref(head);
+        return loom_errf(r->err, -LOOM_EPARSE, "%s: bad snapshot: %s", path,
+                         head ? "missing seq, state or format" : jerr.text);
+    }
+    r->snap_seq = r->last_seq = (uint64_t)seq;
+    int rc = state ? r->fn(r->arg, state, NULL) : journal_snap_records(r, path, fp);
+    json_decref(head);
+    if (state && rc < 0)
+        return loom_errf(r->err, rc, "%s: snapshot rejected", path);
+    return rc;
+}
+
 static int journal_load_snapshot(const char *dir, recover_t *r)
 {
     char path[PATH_MAX];
     journal_path(path, sizeof(path), dir, JOURNAL_SNAPSHOT);
-    if (access(path, F_OK) != 0)
+    FILE *fp = fopen(path, "re");
+    if (!fp && errno == ENOENT)
         return 0;
-    json_error_t jerr;
-    json_t *snap = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-    json_int_t seq;
-    json_t *state;
-    if (!snap || json_unpack(snap, "{s:I, s:o}", "seq", &seq, "state", &state) || seq < 0) {
-        json_decref(snap);
-        return loom_errf(r->err, -LOOM_EPARSE, "%s: bad snapshot: %s", path,
-                         snap ? "missing seq or state" : jerr.text);
-    }
-    r->snap_seq = r->last_seq = (uint64_t)seq;
-    int rc = r->fn(r->arg, state, NULL);
-    json_decref(snap);
-    return rc < 0 ? loom_errf(r->err, rc, "%s: snapshot rejected", path) : 0;
+    if (!fp)
+        return loom_errf(r->err, -errno, "cannot read %s: %s", path, strerror(errno));
+    int rc = journal_snap_head(r, path, fp);
+    fclose(fp);
+    return rc;
 }
 
 static int journal_cmp_u64(const void *a, const void *b)

@@ -3,7 +3,11 @@
  * and snapshots (DESIGN.md §Controller state and durability).
  *
  * Layout in the state directory (StateSaveLocation):
- *   snapshot.json            {"seq":S,"state":{...}}: the whole state after entry S
+ *   snapshot.json            the whole state after entry S, one JSON object per
+ *                            line: {"seq":S,"format":2}, then the caller's
+ *                            records in order, then {"end":N} (N records).
+ *                            (An older snapshot, {"seq":S,"state":{...}} on one
+ *                            line, is still read: its state is one record.)
  *   journal.<seq, 20 digits> a segment: one JSON object per line, the first
  *                            line holding entry <seq>; entries carry "seq"
  * Entries are self-contained JSON objects with a strictly increasing "seq",
@@ -19,10 +23,11 @@
  * seq is on disk: the controller sends a reply only then, which is the
  * durability promise ("a job id sbatch printed survives kill -9").
  *
- * Snapshots. loom_journal_snapshot() takes the caller's full state (as of the
- * last appended entry S) and writes it to snapshot.tmp at once, a 1 MiB
- * piece at a time (the text of a large state is never whole in memory: with
- * 10,000 jobs it is 35 MB); then, at the next batch boundary, on the pool:
+ * Snapshots. loom_journal_snapshot() asks the caller for its full state (as
+ * of the last appended entry S) one record at a time (a job, a node, ...)
+ * and writes it to snapshot.tmp at once, a 1 MiB piece at a time: neither
+ * the whole state nor its text is ever in memory; then, at the next batch
+ * boundary, on the pool:
  * fsyncs it, renames it over snapshot.json, fsyncs the directory, starts
  * segment S+1 and removes older segments. Entries appended meanwhile go to
  * the new segment.
@@ -34,7 +39,8 @@
  * entries of a segment therefore end at its first NUL byte; a segment closed
  * cleanly is trimmed to its last entry.
  *
- * Recovery. loom_journal_recover() loads the snapshot and replays, in order,
+ * Recovery. loom_journal_recover() reads the snapshot a record at a time (a
+ * snapshot without its end line is corrupt) and replays, in order,
  * every later entry of every segment. The last line of a segment that is
  * incomplete or unparsable (a write torn by a crash, never acknowledged) is
  * ignored, as is everything from a segment's first NUL byte on; corruption anywhere else is an
@@ -75,9 +81,9 @@ typedef struct loom_journal loom_journal_t;
  * journal failed (status < 0). */
 typedef void loom_journal_done_f(void *arg, int status);
 
-/* Called for the snapshot state (entry == NULL, state set) and then for each
- * later entry in order (state == NULL). Return < 0 to stop recovery. The
- * json values are borrowed. */
+/* Called for each record of the snapshot in order (entry == NULL, state set)
+ * and then for each later entry in order (state == NULL). Return < 0 to stop
+ * recovery. The json values are borrowed. */
 typedef int loom_journal_replay_f(void *arg, const json_t *state, const json_t *entry);
 
 typedef struct loom_journal_stats {
@@ -110,10 +116,19 @@ uint64_t loom_journal_append(loom_journal_t *j, const json_t *entry);
  * (cb is not called). Waiters run in seq order. */
 int loom_journal_wait(loom_journal_t *j, uint64_t seq, loom_journal_done_f *cb, void *arg);
 
-/* Write a snapshot of state (borrowed; written to snapshot.tmp now) covering
- * every entry appended so far. -EBUSY when one is already under way, -errno
- * when snapshot.tmp cannot be written (the journal goes on). */
-int loom_journal_snapshot(loom_journal_t *j, const json_t *state);
+/* Writes one snapshot record (borrowed; an object, not {"end":...}): 0 or < 0
+ * once writing failed (the producer should stop then). */
+typedef int loom_journal_put_f(void *put_arg, const json_t *rec);
+
+/* Produces the state for a snapshot: put(put_arg, rec) once per record, in
+ * the order recovery must see them. Returns 0, or < 0 to abandon it. */
+typedef int loom_journal_state_f(void *arg, loom_journal_put_f *put, void *put_arg);
+
+/* Write a snapshot of the state fn(arg, ...) produces (written to
+ * snapshot.tmp now) covering every entry appended so far. -EBUSY when one is
+ * already under way, -errno when snapshot.tmp cannot be written or fn's code
+ * when it abandons (the journal goes on). */
+int loom_journal_snapshot(loom_journal_t *j, loom_journal_state_f *fn, void *arg);
 
 /* Called on the loop thread as a round is formed (journal.h, aux). */
 typedef void loom_journal_hook_f(void *arg);

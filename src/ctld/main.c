@@ -167,9 +167,7 @@ static int main_recover(ctld_main_t *m, bool clear, loom_err_t *err)
     ctld_sched_mark_launched(c);
     rc = loom_journal_open(c->loop, dir, last + 1, &c->journal, err);
     if (rc == 0 && (last || clear)) {
-        json_t *state = ctld_state_snapshot(c);
-        loom_journal_snapshot(c->journal, state);
-        json_decref(state);
+        loom_journal_snapshot(c->journal, ctld_state_snapshot, c);
         m->last_snapshot = ctld_now();
     }
     loom_info("recovered %zu jobs (journal up to entry %llu)", c->njobs, (unsigned long long)last);
@@ -186,10 +184,8 @@ static void main_maybe_snapshot(ctld_main_t *m, int64_t now)
         return;
     if (st->since_snapshot < CTLD_SNAPSHOT_ENTRIES && now - m->last_snapshot < CTLD_SNAPSHOT_SECS)
         return;
-    json_t *state = ctld_state_snapshot(c);
-    if (loom_journal_snapshot(c->journal, state) == 0)
+    if (loom_journal_snapshot(c->journal, ctld_state_snapshot, c) == 0)
         m->last_snapshot = now;
-    json_decref(state);
 }
 
 static void main_tick(uv_timer_t *t)

@@ -220,25 +220,23 @@ int ctld_node_mgr_apply(ctld_t *c, const json_t *ev, loom_err_t *err)
     return 0;
 }
 
-json_t *ctld_node_mgr_snapshot(const ctld_t *c)
+json_t *ctld_node_mgr_snapshot(const ctld_t *c, size_t i)
 {
-    json_t *arr = json_array();
-    for (size_t i = 0; i < c->nnodes; i++) {
-        const ctld_node_t *n = &c->nodes[i];
-        json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:b}", "node", n->cfg->name, "state",
-                              (json_int_t)n->state, "reason_uid", (json_int_t)n->reason_uid, "t",
-                              (json_int_t)n->reason_time, "timeout", n->down_by_timeout);
-        if (n->reason)
-            json_object_set_new(o, "reason", json_string(n->reason));
-        json_array_append_new(arr, o);
-    }
-    return arr;
+    const ctld_node_t *n = &c->nodes[i];
+    json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:b}", "node", n->cfg->name, "state",
+                          (json_int_t)n->state, "reason_uid", (json_int_t)n->reason_uid, "t",
+                          (json_int_t)n->reason_time, "timeout", n->down_by_timeout);
+    if (n->reason)
+        json_object_set_new(o, "reason", json_string(n->reason));
+    return o;
 }
 
 void ctld_node_mgr_restore(ctld_t *c, const json_t *nodes)
 {
     size_t i;
     json_t *o;
+    if (json_is_object(nodes))
+        ctld_node_mgr_apply(c, nodes, NULL);
     json_array_foreach(nodes, i, o)
     {
         ctld_node_mgr_apply(c, o, NULL);

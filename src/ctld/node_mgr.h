@@ -53,7 +53,9 @@ json_t *ctld_part_records(const ctld_t *c);
 
 /* Journal events and snapshots. */
 int ctld_node_mgr_apply(ctld_t *c, const json_t *ev, loom_err_t *err);
-json_t *ctld_node_mgr_snapshot(const ctld_t *c);
+/* Node i's snapshot record (a node.state event without "ev"): new reference. */
+json_t *ctld_node_mgr_snapshot(const ctld_t *c, size_t i);
+/* An array of such records (older snapshots), or one record. */
 void ctld_node_mgr_restore(ctld_t *c, const json_t *nodes);
 /* After recovery: nodes that were up are UNKNOWN until they register. */
 void ctld_node_mgr_after_recovery(ctld_t *c);

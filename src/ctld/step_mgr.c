@@ -670,22 +670,18 @@ int ctld_step_apply(ctld_t *c, const json_t *ev, loom_err_t *err)
     return loom_errf(err, -LOOM_EPROTO, "unknown event '%s'", type);
 }
 
-json_t *ctld_steps_snapshot(const ctld_t *c)
+json_t *ctld_steps_snapshot(const ctld_t *c, const ctld_job_t *job)
 {
+    if (!job->nsteps && !job->next_step_id)
+        return NULL;
+    json_t *steps = json_array();
+    for (size_t k = 0; k < job->nsteps; k++)
+        json_array_append_new(steps, ctld_step_record(c, job, job->steps[k]));
+    char key[16];
+    snprintf(key, sizeof(key), "%u", (unsigned)job->id);
     json_t *out = json_object();
-    for (size_t i = 0; i < c->jobs_all.n; i++) {
-        const ctld_job_t *job = c->jobs_all.v[i];
-        if (!job->nsteps && !job->next_step_id)
-            continue;
-        json_t *steps = json_array();
-        for (size_t k = 0; k < job->nsteps; k++)
-            json_array_append_new(steps, ctld_step_record(c, job, job->steps[k]));
-        char key[16];
-        snprintf(key, sizeof(key), "%u", (unsigned)job->id);
-        json_object_set_new(
-            out, key,
-            json_pack("{s:I, s:o}", "next", (json_int_t)job->next_step_id, "steps", steps));
-    }
+    json_object_set_new(
+        out, key, json_pack("{s:I, s:o}", "next", (json_int_t)job->next_step_id, "steps", steps));
     return out;
 }
 

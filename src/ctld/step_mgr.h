@@ -102,8 +102,10 @@ int ctld_step_commit_batch_usage(ctld_t *c, ctld_job_t *job, const json_t *node_
 
 /* Apply a "step.*" journal event (replay and commit). */
 int ctld_step_apply(ctld_t *c, const json_t *ev, loom_err_t *err);
-/* {"<job id>": {"next": N, "steps": [records]}} for jobs with steps or ids used. */
-json_t *ctld_steps_snapshot(const ctld_t *c);
+/* {"<job id>": {"next": N, "steps": [records]}} for a job with steps or ids
+ * used, else NULL (new reference). ctld_steps_restore takes any number of
+ * such members in one object. */
+json_t *ctld_steps_snapshot(const ctld_t *c, const ctld_job_t *job);
 void ctld_steps_restore(ctld_t *c, const json_t *snap);
 
 /* The step's record (journal, snapshot): new reference. */

@@ -84,6 +84,12 @@ static int count_cb(void *arg, const json_t *state, const json_t *entry)
     return 0;
 }
 
+/* A state of one record: arg. */
+static int put_one(void *arg, loom_journal_put_f *put, void *put_arg)
+{
+    return put(put_arg, arg);
+}
+
 static uint64_t append_v(loom_journal_t *j, int v)
 {
     json_t *e = json_pack("{s:s, s:i}", "ev", "test", "v", v);
@@ -223,8 +229,8 @@ static void test_snapshot(void **state)
     for (int i = 1; i <= 5; i++)
         append_v(j, i);
     json_t *st = json_pack("{s:i}", "x", 5);
-    assert_int_equal(loom_journal_snapshot(j, st), 0);
-    assert_int_equal(loom_journal_snapshot(j, st), -EBUSY);
+    assert_int_equal(loom_journal_snapshot(j, put_one, st), 0);
+    assert_int_equal(loom_journal_snapshot(j, put_one, st), -EBUSY);
     json_decref(st);
     for (int i = 6; i <= 8; i++)
         append_v(j, i);
@@ -244,7 +250,7 @@ static void test_snapshot(void **state)
     /* A snapshot right after opening (nothing in the new segment) is fine too. */
     j = open_at(f, last + 1);
     st = json_pack("{s:i}", "x", 8);
-    assert_int_equal(loom_journal_snapshot(j, st), 0);
+    assert_int_equal(loom_journal_snapshot(j, put_one, st), 0);
     json_decref(st);
     append_v(j, 9);
     run_until_idle(f, j);
@@ -446,8 +452,8 @@ static void test_large_snapshot(void **state)
     pad[n] = '\0';
     json_t *st = json_pack("{s:i, s:s}", "x", 5, "pad", pad);
     free(pad);
-    assert_int_equal(loom_journal_snapshot(j, st), 0);
-    assert_int_equal(loom_journal_snapshot(j, st), -EBUSY);
+    assert_int_equal(loom_journal_snapshot(j, put_one, st), 0);
+    assert_int_equal(loom_journal_snapshot(j, put_one, st), -EBUSY);
     json_decref(st);
     append_v(j, 2);
     run_until_idle(f, j);
@@ -466,6 +472,109 @@ static void test_large_snapshot(void **state)
     assert_int_equal(last, 2);
 }
 
+/* Records of a streamed snapshot: {"x":1} .. {"x":n}. */
+static int put_n(void *arg, loom_journal_put_f *put, void *put_arg)
+{
+    int n = *(int *)arg, rc = 0;
+    for (int i = 1; i <= n && rc == 0; i++) {
+        json_t *rec = json_pack("{s:i}", "x", i);
+        rc = put(put_arg, rec);
+        json_decref(rec);
+    }
+    return rc;
+}
+
+static int put_abandon(void *arg, loom_journal_put_f *put, void *put_arg)
+{
+    (void)arg;
+    json_t *rec = json_pack("{s:i}", "x", 1);
+    int rc = put(put_arg, rec);
+    json_decref(rec);
+    return rc < 0 ? rc : -ENOSPC;
+}
+
+static int put_end(void *arg, loom_journal_put_f *put, void *put_arg)
+{
+    (void)arg;
+    json_t *rec = json_pack("{s:i}", "end", 0); /* the end line is the journal's */
+    int rc = put(put_arg, rec);
+    json_decref(rec);
+    return rc;
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+/* Each record reaches the replay callback in order; the producer may fail. */
+static void test_snapshot_records(void **state)
+{
+    fixture_t *f = *state;
+    loom_journal_t *j = open_at(f, 1);
+    append_v(j, 1);
+    int n = 100;
+    assert_int_equal(loom_journal_snapshot(j, put_abandon, NULL), -ENOSPC);
+    assert_int_equal(loom_journal_snapshot(j, put_end, NULL), -EINVAL);
+    assert_int_equal(loom_journal_snapshot(j, put_n, &n), 0);
+    append_v(j, 2);
+    run_until_idle(f, j);
+    close_j(f, j);
+    seen_t s = {0};
+    uint64_t last = 0;
+    assert_int_equal(recover(f, &s, &last), 0);
+    assert_int_equal(s.snapshots, 100);
+    assert_int_equal(s.snap_x, 100); /* the last record came last */
+    assert_int_equal(s.n, 1);
+    assert_int_equal(last, 2);
+}
+
+/* An older snapshot ({"seq":S,"state":{...}} on one line) is one record. */
+static void test_snapshot_old_format(void **state)
+{
+    fixture_t *f = *state;
+    write_file(f->dir, "snapshot.json", "{\"seq\":7,\"state\":{\"x\":3}}\n");
+    seen_t s = {0};
+    uint64_t last = 0;
+    assert_int_equal(recover(f, &s, &last), 0);
+    assert_int_equal(s.snapshots, 1);
+    assert_int_equal(s.snap_x, 3);
+    assert_int_equal(last, 7);
+}
+
+/* A snapshot cut short, or with a bad record or count, is an error. */
+static void test_snapshot_corrupt(void **state)
+{
+    fixture_t *f = *state;
+    static const char *const bad[] = {
+        "{\"seq\":7,\"format\":2}\n{\"x\":1}\n",
+        "{\"seq\":7,\"format\":2}\n{\"x\":1}\n{\"end\":2}\n",
+        "{\"seq\":7,\"format\":2}\n{\"x\":\n{\"end\":1}\n",
+        "{\"seq\":7,\"format\":2}\n[1]\n{\"end\":1}\n",
+        "{\"seq\":7}\n{\"end\":0}\n",
+        "",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        write_file(f->dir, "snapshot.json", bad[i]);
+        seen_t s = {0};
+        uint64_t last = 0;
+        loom_err_t err = {0};
+        assert_int_equal(loom_journal_recover(f->dir, replay_cb, &s, &last, &err), -LOOM_EPARSE);
+        assert_non_null(strstr(err.msg, "snapshot"));
+    }
+    write_file(f->dir, "snapshot.json", "{\"seq\":7,\"format\":2}\n{\"x\":4}\n{\"end\":1}\n");
+    seen_t s = {0};
+    uint64_t last = 0;
+    assert_int_equal(recover(f, &s, &last), 0);
+    assert_int_equal(s.snap_x, 4);
+    assert_int_equal(last, 7);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -479,6 +588,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_close_flushes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_preallocated_tail, setup, teardown),
         cmocka_unit_test_setup_teardown(test_large_snapshot, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_snapshot_records, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_snapshot_old_format, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_snapshot_corrupt, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
