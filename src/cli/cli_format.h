@@ -56,6 +56,21 @@ typedef struct loom_fmt_col {
     unsigned flags;      /* LOOM_FMT_HDR_NOCUT */
 } loom_fmt_col_t;
 
+/* Getters for the tables: fn that is one call, helper((rec_t)rec, args..., out),
+ * and fn that prints a fixed text. */
+#define LOOM_FMT_GETTER_OF(fn, rec_t, helper, ...)                                                 \
+    static int fn(const void *ctx, const void *rec, loom_sbuf_t *out)                              \
+    {                                                                                              \
+        helper((rec_t)rec, __VA_ARGS__, out);                                                      \
+        return 0;                                                                                  \
+    }
+#define LOOM_FMT_TEXT_GETTER(fn, text)                                                             \
+    static int fn(const void *ctx, const void *rec, loom_sbuf_t *out)                              \
+    {                                                                                              \
+        loom_sbuf_add(out, text);                                                                  \
+        return 0;                                                                                  \
+    }
+
 typedef struct loom_fmt_item {
     const loom_fmt_col_t *col; /* never NULL */
     int width;                 /* 0: the value's own width */

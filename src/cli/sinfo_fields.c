@@ -20,6 +20,10 @@
         return 0;                                                                                  \
     }
 
+/* A getter that is one call: helper(row, args..., out). */
+#define GETTER_OF(fn, helper, ...)                                                                 \
+    LOOM_FMT_GETTER_OF(fn, const loom_sinfo_row_t *, helper, __VA_ARGS__)
+
 /* ---- attributes with the slurm.conf fallback ------------------------------ */
 
 int64_t loom_sinfo_node_int(const loom_sinfo_node_t *n, const char *key)
@@ -115,20 +119,14 @@ static bool fields_no_part(const loom_sinfo_row_t *r, loom_sbuf_t *out)
     return true;
 }
 
-static void partition_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
+/* The partition's name, with '*' for the default one (%P) or without (%R). */
+static void fields_partition(const loom_sinfo_row_t *r, bool star, loom_sbuf_t *out)
 {
     if (!fields_no_part(r, out))
-        loom_sinfo_part_name(r->part, true, out);
+        loom_sinfo_part_name(r->part, star, out);
 }
-GETTER(partition)
-
-static void partition_plain_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r,
-                                 loom_sbuf_t *out)
-{
-    if (!fields_no_part(r, out))
-        loom_sinfo_part_name(r->part, false, out);
-}
-GETTER(partition_plain)
+GETTER_OF(partition, fields_partition, true)
+GETTER_OF(partition_plain, fields_partition, false)
 
 static void avail_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
 {
@@ -283,17 +281,8 @@ GETTER(alloc_nodes)
 
 /* %V: the cluster column, filled only for -M (not supported): "N/A". Also the
  * -O Comment and Extra columns that nodes here never carry. */
-static void na_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    loom_sbuf_add(out, "N/A");
-}
-GETTER(na)
-
-static void null_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    loom_sbuf_add(out, "(null)");
-}
-GETTER(null)
+LOOM_FMT_TEXT_GETTER(na, "N/A")
+LOOM_FMT_TEXT_GETTER(null, "(null)")
 
 static void preempt_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
 {
@@ -318,23 +307,16 @@ static const loom_sinfo_node_t *fields_first(const loom_sinfo_row_t *r)
     return r->n ? r->nodes[0] : NULL;
 }
 
-static void state_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
+/* The first node's state, compact (%t) or long (%T). */
+static void fields_state(const loom_sinfo_row_t *r, bool compact, loom_sbuf_t *out)
 {
     if (r->n)
-        loom_node_state_sinfo(r->nodes[0]->state, true, out);
+        loom_node_state_sinfo(r->nodes[0]->state, compact, out);
     else
         loom_sbuf_add(out, "n/a");
 }
-GETTER(state)
-
-static void state_long_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    if (r->n)
-        loom_node_state_sinfo(r->nodes[0]->state, false, out);
-    else
-        loom_sbuf_add(out, "n/a");
-}
-GETTER(state_long)
+GETTER_OF(state, fields_state, true)
+GETTER_OF(state_long, fields_state, false)
 
 static void node_count_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
 {
@@ -359,28 +341,15 @@ static void fields_hostlist(const loom_sinfo_row_t *r, const char *key, loom_sbu
     loom_hostlist_destroy(hl);
 }
 
-static void nodelist_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_hostlist(r, NULL, out);
-}
 /* Node lists overflow a right-justified column instead of being cut. */
 static int nodelist(const void *ctx, const void *rec, loom_sbuf_t *out)
 {
-    nodelist_body(ctx, rec, out);
+    fields_hostlist(rec, NULL, out);
     return LOOM_FMT_NOCUT;
 }
 
-static void hostnames_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_hostlist(r, "hostname", out);
-}
-GETTER(hostnames)
-
-static void addrs_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_hostlist(r, "addr", out);
-}
-GETTER(addrs)
+GETTER_OF(hostnames, fields_hostlist, "hostname")
+GETTER_OF(addrs, fields_hostlist, "addr")
 
 /* The minimum over the row, with '+' when the nodes differ (sinfo without -e). */
 static void fields_min_plus(const loom_sinfo_row_t *r, const char *key, loom_sbuf_t *out)
@@ -394,41 +363,12 @@ static void fields_min_plus(const loom_sinfo_row_t *r, const char *key, loom_sbu
     loom_sbuf_addf(out, "%lld%s", (long long)lo, hi > lo ? "+" : "");
 }
 
-static void cpus_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_min_plus(r, "cpus", out);
-}
-GETTER(cpus)
-
-static void memory_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_min_plus(r, "real_memory", out);
-}
-GETTER(memory)
-
-static void disk_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_min_plus(r, "tmp_disk", out);
-}
-GETTER(disk)
-
-static void sockets_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_min_plus(r, "sockets", out);
-}
-GETTER(sockets)
-
-static void cores_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_min_plus(r, "cores", out);
-}
-GETTER(cores)
-
-static void threads_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_min_plus(r, "threads", out);
-}
-GETTER(threads)
+GETTER_OF(cpus, fields_min_plus, "cpus")
+GETTER_OF(memory, fields_min_plus, "real_memory")
+GETTER_OF(disk, fields_min_plus, "tmp_disk")
+GETTER_OF(sockets, fields_min_plus, "sockets")
+GETTER_OF(cores, fields_min_plus, "cores")
+GETTER_OF(threads, fields_min_plus, "threads")
 
 static void sct_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
 {
@@ -440,11 +380,7 @@ static void sct_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom
 }
 GETTER(sct)
 
-static void weight_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_min_plus(r, "weight", out);
-}
-GETTER(weight)
+GETTER_OF(weight, fields_min_plus, "weight")
 
 static bool fields_other(uint32_t st)
 {
@@ -492,17 +428,8 @@ static void fields_nodes_aiot(const loom_sinfo_row_t *r, bool with_ot, loom_sbuf
         loom_sbuf_addf(out, "%zu/%zu", a, i);
 }
 
-static void nodes_aiot_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_nodes_aiot(r, true, out);
-}
-GETTER(nodes_aiot)
-
-static void nodes_ai_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_nodes_aiot(r, false, out);
-}
-GETTER(nodes_ai)
+GETTER_OF(nodes_aiot, fields_nodes_aiot, true)
+GETTER_OF(nodes_ai, fields_nodes_aiot, false)
 
 /* Free memory or load over the row: one value, "lo-hi", or N/A before reports. */
 static void fields_range(const loom_sinfo_row_t *r, const char *key, bool real, loom_sbuf_t *out)
@@ -527,17 +454,8 @@ static void fields_range(const loom_sinfo_row_t *r, const char *key, bool real, 
         loom_sbuf_addf(out, "-%.*f", prec, hi);
 }
 
-static void free_mem_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_range(r, "free_mem", false, out);
-}
-GETTER(free_mem)
-
-static void cpu_load_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_range(r, "cpu_load", true, out);
-}
-GETTER(cpu_load)
+GETTER_OF(free_mem, fields_range, "free_mem", false)
+GETTER_OF(cpu_load, fields_range, "cpu_load", true)
 
 /* A string attribute of the first node, or dflt. */
 static void fields_first_str(const loom_sinfo_row_t *r, const char *key, const char *dflt,
@@ -565,11 +483,7 @@ static void fields_features(const loom_sinfo_row_t *r, const char *key, loom_sbu
         loom_sbuf_addf(out, "%s%s", i ? "," : "", c->features.v[i]);
 }
 
-static void features_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_features(r, "features", out);
-}
-GETTER(features)
+GETTER_OF(features, fields_features, "features")
 
 static void features_act_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r,
                               loom_sbuf_t *out)
@@ -590,17 +504,8 @@ static void gres_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loo
 }
 GETTER(gres)
 
-static void gres_used_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_first_str(r, "gres_used", "(null)", out);
-}
-GETTER(gres_used)
-
-static void reason_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_first_str(r, "reason", "none", out);
-}
-GETTER(reason)
+GETTER_OF(gres_used, fields_first_str, "gres_used", "(null)")
+GETTER_OF(reason, fields_first_str, "reason", "none")
 
 static void reason_time_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r,
                              loom_sbuf_t *out)
@@ -610,12 +515,7 @@ static void reason_time_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t 
 }
 GETTER(reason_time)
 
-static void reason_user_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r,
-                             loom_sbuf_t *out)
-{
-    fields_first_str(r, "reason_user", "Unknown", out);
-}
-GETTER(reason_user)
+GETTER_OF(reason_user, fields_first_str, "reason_user", "Unknown")
 
 /* %U: "root(0)". */
 static void reason_uid_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
@@ -638,11 +538,7 @@ static void alloc_mem_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r
 }
 GETTER(alloc_mem)
 
-static void version_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
-{
-    fields_first_str(r, "version", "N/A", out);
-}
-GETTER(version)
+GETTER_OF(version, fields_first_str, "version", "N/A")
 
 static void port_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
 {

@@ -25,6 +25,9 @@
         return fn##_body((const loom_squeue_view_t *)ctx, (const json_t *)rec, out);               \
     }
 
+/* A getter that is one call: helper(job or step record, args..., out). */
+#define GETTER_OF(fn, helper, ...) LOOM_FMT_GETTER_OF(fn, const json_t *, helper, __VA_ARGS__)
+
 /* A numeric elapsed time may overflow; UNLIMITED and NOT_SET are cut. */
 static int fields_secs(int64_t secs, loom_sbuf_t *out)
 {
@@ -62,11 +65,7 @@ static void job_id_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_
 }
 GETTER(job_id)
 
-static void raw_id_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_int(j, "job_id", 0, out);
-}
-GETTER(raw_id)
+GETTER_OF(raw_id, fields_int, "job_id", 0)
 
 static void array_job_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
 {
@@ -87,61 +86,26 @@ static void array_task_body(const loom_squeue_view_t *v, const json_t *j, loom_s
 }
 GETTER(array_task)
 
-static void name_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "name", "", out);
-}
-GETTER(name)
+GETTER_OF(name, fields_str, "name", "")
 
-static void user_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+/* The user's or group's name from the record, else looked up by its id. */
+static void fields_owner(const json_t *j, const char *name_key, const char *id_key,
+                         void (*lookup)(int64_t id, loom_sbuf_t *out), loom_sbuf_t *out)
 {
-    const char *u = loom_js(j, "user_name");
-    if (u && *u)
-        loom_sbuf_add(out, u);
+    const char *name = loom_js(j, name_key);
+    if (name && *name)
+        loom_sbuf_add(out, name);
     else
-        loom_cli_user_name(loom_ji(j, "user_id", -1), out);
+        lookup(loom_ji(j, id_key, -1), out);
 }
-GETTER(user)
 
-static void uid_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_int(j, "user_id", 0, out);
-}
-GETTER(uid)
-
-static void group_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    const char *g = loom_js(j, "group_name");
-    if (g && *g)
-        loom_sbuf_add(out, g);
-    else
-        loom_cli_group_name(loom_ji(j, "group_id", -1), out);
-}
-GETTER(group)
-
-static void gid_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_int(j, "group_id", 0, out);
-}
-GETTER(gid)
-
-static void partition_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "partition", "", out);
-}
-GETTER(partition)
-
-static void account_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "account", "(null)", out);
-}
-GETTER(account)
-
-static void qos_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "qos", "(null)", out);
-}
-GETTER(qos)
+GETTER_OF(user, fields_owner, "user_name", "user_id", loom_cli_user_name)
+GETTER_OF(uid, fields_int, "user_id", 0)
+GETTER_OF(group, fields_owner, "group_name", "group_id", loom_cli_group_name)
+GETTER_OF(gid, fields_int, "group_id", 0)
+GETTER_OF(partition, fields_str, "partition", "")
+GETTER_OF(account, fields_str, "account", "(null)")
+GETTER_OF(qos, fields_str, "qos", "(null)")
 
 /* ---- state and reason ---------------------------------------------------- */
 
@@ -157,11 +121,7 @@ static void state_short_body(const loom_squeue_view_t *v, const json_t *j, loom_
 }
 GETTER(state_short)
 
-static void reason_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "reason", "None", out);
-}
-GETTER(reason)
+GETTER_OF(reason, fields_str, "reason", "None")
 
 void loom_squeue_reason_list(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
 {
@@ -183,11 +143,7 @@ static int reason_list_body(const loom_squeue_view_t *v, const json_t *j, loom_s
 }
 GETTER_F(reason_list)
 
-static void dependency_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "dependency", "(null)", out);
-}
-GETTER(dependency)
+GETTER_OF(dependency, fields_str, "dependency", "(null)")
 
 /* ---- times --------------------------------------------------------------- */
 
@@ -221,17 +177,8 @@ static void time_min_body(const loom_squeue_view_t *v, const json_t *j, loom_sbu
 }
 GETTER(time_min)
 
-static void submit_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_date(j, "submit_time", out);
-}
-GETTER(submit)
-
-static void start_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_date(j, "start_time", out);
-}
-GETTER(start)
+GETTER_OF(submit, fields_date, "submit_time")
+GETTER_OF(start, fields_date, "start_time")
 
 /* Slurm prints NONE for a started (or scheduled) job without a limit. */
 static void end_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
@@ -248,23 +195,9 @@ static void end_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *
 }
 GETTER(end)
 
-static void eligible_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_date(j, "eligible_time", out);
-}
-GETTER(eligible)
-
-static void accrue_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_date(j, "accrue_time", out);
-}
-GETTER(accrue)
-
-static void sched_eval_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_date(j, "last_sched_eval", out);
-}
-GETTER(sched_eval)
+GETTER_OF(eligible, fields_date, "eligible_time")
+GETTER_OF(accrue, fields_date, "accrue_time")
+GETTER_OF(sched_eval, fields_date, "last_sched_eval")
 
 static void pending_time_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
 {
@@ -276,29 +209,10 @@ GETTER(pending_time)
 
 /* ---- sizes --------------------------------------------------------------- */
 
-static void nodes_count_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_int(j, "num_nodes", 1, out);
-}
-GETTER(nodes_count)
-
-static void cpus_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_int(j, "num_cpus", 1, out);
-}
-GETTER(cpus)
-
-static void tasks_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_int(j, "num_tasks", 1, out);
-}
-GETTER(tasks)
-
-static void cpus_per_task_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_int(j, "cpus_per_task", 1, out);
-}
-GETTER(cpus_per_task)
+GETTER_OF(nodes_count, fields_int, "num_nodes", 1)
+GETTER_OF(cpus, fields_int, "num_cpus", 1)
+GETTER_OF(tasks, fields_int, "num_tasks", 1)
+GETTER_OF(cpus_per_task, fields_int, "cpus_per_task", 1)
 
 static void min_cpus_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
 {
@@ -324,11 +238,7 @@ static void min_memory_body(const loom_squeue_view_t *v, const json_t *j, loom_s
 }
 GETTER(min_memory)
 
-static void min_tmp_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_int(j, "tmp_disk", 0, out);
-}
-GETTER(min_tmp)
+GETTER_OF(min_tmp, fields_int, "tmp_disk", 0)
 
 static void max_cpus_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
 {
@@ -342,17 +252,8 @@ static void max_nodes_body(const loom_squeue_view_t *v, const json_t *j, loom_sb
 }
 GETTER(max_nodes)
 
-static void star_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    loom_sbuf_add(out, "*");
-}
-GETTER(star)
-
-static void sct_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    loom_sbuf_add(out, "*:*:*");
-}
-GETTER(sct)
+LOOM_FMT_TEXT_GETTER(star, "*")
+LOOM_FMT_TEXT_GETTER(sct, "*:*:*")
 
 /* ---- placement ----------------------------------------------------------- */
 
@@ -363,59 +264,15 @@ static int nodelist_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf
 }
 GETTER_F(nodelist)
 
-static void batch_host_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "batch_host", "n/a", out);
-}
-GETTER(batch_host)
-
-static void req_nodes_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "req_nodes", "", out);
-}
-GETTER(req_nodes)
-
-static void exc_nodes_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "exc_nodes", "", out);
-}
-GETTER(exc_nodes)
-
-static void features_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "features", "(null)", out);
-}
-GETTER(features)
-
-static void reservation_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "reservation", "(null)", out);
-}
-GETTER(reservation)
-
-static void licenses_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "licenses", "(null)", out);
-}
-GETTER(licenses)
-
-static void tres_node_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "tres_per_node", "N/A", out);
-}
-GETTER(tres_node)
-
-static void tres_job_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "tres_per_job", "N/A", out);
-}
-GETTER(tres_job)
-
-static void tres_task_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "tres_per_task", "N/A", out);
-}
-GETTER(tres_task)
+GETTER_OF(batch_host, fields_str, "batch_host", "n/a")
+GETTER_OF(req_nodes, fields_str, "req_nodes", "")
+GETTER_OF(exc_nodes, fields_str, "exc_nodes", "")
+GETTER_OF(features, fields_str, "features", "(null)")
+GETTER_OF(reservation, fields_str, "reservation", "(null)")
+GETTER_OF(licenses, fields_str, "licenses", "(null)")
+GETTER_OF(tres_node, fields_str, "tres_per_node", "N/A")
+GETTER_OF(tres_job, fields_str, "tres_per_job", "N/A")
+GETTER_OF(tres_task, fields_str, "tres_per_task", "N/A")
 
 static void tres_alloc_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
 {
@@ -437,11 +294,7 @@ GETTER(oversubscribe)
 
 /* ---- misc ---------------------------------------------------------------- */
 
-static void priority_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_int(j, "priority", 0, out);
-}
-GETTER(priority)
+GETTER_OF(priority, fields_int, "priority", 0)
 
 static void priority_norm_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
 {
@@ -450,54 +303,16 @@ static void priority_norm_body(const loom_squeue_view_t *v, const json_t *j, loo
 }
 GETTER(priority_norm)
 
-static void nice_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_int(j, "nice", 0, out);
-}
-GETTER(nice)
-
-static void work_dir_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "work_dir", "", out);
-}
-GETTER(work_dir)
-
-static void command_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "command", "(null)", out);
-}
-GETTER(command)
-
-static void comment_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "comment", "(null)", out);
-}
-GETTER(comment)
-
-static void null_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    loom_sbuf_add(out, "(null)");
-}
-GETTER(null)
+GETTER_OF(nice, fields_int, "nice", 0)
+GETTER_OF(work_dir, fields_str, "work_dir", "")
+GETTER_OF(command, fields_str, "command", "(null)")
+GETTER_OF(comment, fields_str, "comment", "(null)")
+LOOM_FMT_TEXT_GETTER(null, "(null)")
 
 /* squeue --start's SCHEDNODES: the nodes backfill planned for a pending job. */
-static void sched_nodes_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "sched_nodes", "(null)", out);
-}
-GETTER(sched_nodes)
-
-static void na_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    loom_sbuf_add(out, "N/A");
-}
-GETTER(na)
-
-static void zero_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    loom_sbuf_add(out, "0");
-}
-GETTER(zero)
+GETTER_OF(sched_nodes, fields_str, "sched_nodes", "(null)")
+LOOM_FMT_TEXT_GETTER(na, "N/A")
+LOOM_FMT_TEXT_GETTER(zero, "0")
 
 static void empty_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
 {
@@ -515,17 +330,8 @@ static void fields_stdio(const json_t *j, char which, loom_sbuf_t *out)
                    (long long)loom_ji(j, "job_id", 0));
 }
 
-static void std_out_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_stdio(j, 'o', out);
-}
-GETTER(std_out)
-
-static void std_err_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_stdio(j, 'e', out);
-}
-GETTER(std_err)
+GETTER_OF(std_out, fields_stdio, 'o')
+GETTER_OF(std_err, fields_stdio, 'e')
 
 static void std_in_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
 {
@@ -533,17 +339,8 @@ static void std_in_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_
 }
 GETTER(std_in)
 
-static void restarts_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_int(j, "restart_cnt", 0, out);
-}
-GETTER(restarts)
-
-static void exit_code_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_int(j, "exit_code", 0, out);
-}
-GETTER(exit_code)
+GETTER_OF(restarts, fields_int, "restart_cnt", 0)
+GETTER_OF(exit_code, fields_int, "exit_code", 0)
 
 static void requeue_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
 {
@@ -557,17 +354,8 @@ static void cluster_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf
 }
 GETTER(cluster)
 
-static void alloc_node_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_str(j, "alloc_node", "(null)", out);
-}
-GETTER(alloc_node)
-
-static void alloc_sid_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
-{
-    fields_int(j, "alloc_sid", 0, out);
-}
-GETTER(alloc_sid)
+GETTER_OF(alloc_node, fields_str, "alloc_node", "(null)")
+GETTER_OF(alloc_sid, fields_int, "alloc_sid", 0)
 
 /* clang-format off */
 const loom_fmt_col_t loom_squeue_job_cols[] = {
@@ -656,17 +444,8 @@ static const json_t *fields_step_job(const json_t *s)
     return json_object_get(s, "job");
 }
 
-static void step_id_body(const loom_squeue_view_t *v, const json_t *s, loom_sbuf_t *out)
-{
-    fields_str(s, "step", "", out);
-}
-GETTER(step_id)
-
-static void step_name_body(const loom_squeue_view_t *v, const json_t *s, loom_sbuf_t *out)
-{
-    fields_str(s, "name", "", out);
-}
-GETTER(step_name)
+GETTER_OF(step_id, fields_str, "step", "")
+GETTER_OF(step_name, fields_str, "name", "")
 
 static void step_partition_body(const loom_squeue_view_t *v, const json_t *s, loom_sbuf_t *out)
 {
@@ -676,7 +455,7 @@ GETTER(step_partition)
 
 static void step_user_body(const loom_squeue_view_t *v, const json_t *s, loom_sbuf_t *out)
 {
-    user_body(v, fields_step_job(s), out);
+    fields_owner(fields_step_job(s), "user_name", "user_id", loom_cli_user_name, out);
 }
 GETTER(step_user)
 
@@ -693,11 +472,7 @@ static int step_time_body(const loom_squeue_view_t *v, const json_t *s, loom_sbu
 }
 GETTER_F(step_time)
 
-static void step_start_body(const loom_squeue_view_t *v, const json_t *s, loom_sbuf_t *out)
-{
-    fields_date(s, "start_time", out);
-}
-GETTER(step_start)
+GETTER_OF(step_start, fields_date, "start_time")
 
 static int step_nodes_body(const loom_squeue_view_t *v, const json_t *s, loom_sbuf_t *out)
 {
