@@ -770,12 +770,11 @@ static int h_job_complete(ctld_t *c, const ctld_peer_t *peer, const json_t *req,
     const char *node = json_string_value(json_object_get(req, "node"));
     /* Security: the node role (registry); a report from another node than the
      * job's batch host is ignored. */
-    if (job && node && job->batch_host && strcmp(node, job->batch_host) == 0)
+    bool ours = job && node && job->batch_host && strcmp(node, job->batch_host) == 0;
+    if (ours && ctld_job_is_run(job, json_object_get(req, "run")))
         ctld_step_commit_batch_usage(c, job, json_object_get(req, "usage"), NULL);
-    if (job && node && job->batch_host && strcmp(node, job->batch_host) == 0)
-        rc = ctld_job_completed(c, job, (int)json_integer_value(json_object_get(req, "exit_code")),
-                                json_integer_value(json_object_get(req, "end_time")),
-                                json_string_value(json_object_get(req, "reason")), &err);
+    if (ours)
+        rc = ctld_job_report_completed(c, job, req, &err);
     else
         loom_verbose("job.complete for job %lld from %s ignored",
                      (long long)json_integer_value(json_object_get(req, "job_id")),

@@ -104,6 +104,28 @@ int ctld_job_completed(ctld_t *c, ctld_job_t *job, int wait_status, int64_t end_
     return ops_epilog_done(c, job, wait_status, true);
 }
 
+bool ctld_job_is_run(const ctld_job_t *job, const json_t *run)
+{
+    return !json_is_integer(run) || json_integer_value(run) == (json_int_t)job->restart_cnt;
+}
+
+bool ctld_job_runs(const ctld_job_t *job)
+{
+    loom_job_state_t base = loom_job_base(job->state);
+    return base == LOOM_JOB_RUNNING || base == LOOM_JOB_SUSPENDED;
+}
+
+int ctld_job_report_completed(ctld_t *c, ctld_job_t *job, const json_t *report, loom_err_t *err)
+{
+    if (!ctld_job_is_run(job, json_object_get(report, "run")) && ctld_job_runs(job)) {
+        loom_verbose("job %u: the end of an earlier run ignored", job->id);
+        return 0;
+    }
+    return ctld_job_completed(c, job, (int)json_integer_value(json_object_get(report, "exit_code")),
+                              json_integer_value(json_object_get(report, "end_time")),
+                              json_string_value(json_object_get(report, "reason")), err);
+}
+
 /* The cancel event; by >= 0: the requester's uid, journaled as cancelled_by
  * (sacct's "CANCELLED by <uid>"). */
 static int ops_cancel(ctld_t *c, ctld_job_t *job, const char *reason, int64_t by, loom_err_t *err)

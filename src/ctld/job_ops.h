@@ -34,6 +34,15 @@
  * wait_status is waitpid's; reason "", "timeout", "cancel", "launch_failed", "oom". */
 int ctld_job_completed(ctld_t *c, ctld_job_t *job, int wait_status, int64_t end_time,
                        const char *reason, loom_err_t *err);
+/* A node's report of a run's end (job.complete, or a "done" entry at
+ * registration: exit_code, end_time, reason, run). The end of an earlier run
+ * of a requeued job that runs again is ignored; else ctld_job_completed. */
+int ctld_job_report_completed(ctld_t *c, ctld_job_t *job, const json_t *report, loom_err_t *err);
+/* Whether run (a report's "run"; absent: loomd before runs were reported) is
+ * the job's current run, its restart_cnt. */
+bool ctld_job_is_run(const ctld_job_t *job, const json_t *run);
+/* RUNNING or SUSPENDED. */
+bool ctld_job_runs(const ctld_job_t *job);
 /* scancel without --signal. Security: the caller checked ownership. */
 int ctld_job_cancel(ctld_t *c, ctld_job_t *job, loom_err_t *err);
 /* scancel: the same, recording the requester's uid (cancelled_by, sacct's

@@ -348,14 +348,15 @@ static void node_mgr_reported_jobs(ctld_t *c, ctld_node_t *n, const json_t *jobs
         ctld_job_t *job = ctld_job_find(c, id);
         bool here = job && job->batch_host && strcmp(job->batch_host, n->cfg->name) == 0;
         if (st && strcmp(st, "done") == 0) {
-            if (job && here)
-                ctld_job_completed(c, job, (int)json_integer_value(json_object_get(r, "exit_code")),
-                                   json_integer_value(json_object_get(r, "end_time")),
-                                   json_string_value(json_object_get(r, "reason")), NULL);
-        } else if (!job || !here || loom_job_state_is_terminal(job->state)) {
-            /* Running something the controller does not expect there: stop it. */
+            if (here)
+                ctld_job_report_completed(c, job, r, NULL);
+        } else if (!here || !ctld_job_runs(job) ||
+                   !ctld_job_is_run(job, json_object_get(r, "run"))) {
+            /* Running something the controller does not expect there (the
+             * earlier run of a requeued job included): stop it. */
             json_t *req = loom_msg_new("job.kill", 0);
             json_object_set_new(req, "job_id", json_integer(id));
+            json_object_set(req, "run", json_object_get(r, "run"));
             json_object_set_new(req, "signal", json_integer(9));
             json_object_set_new(req, "reason", json_string("cancel"));
             json_object_set_new(req, "kill_wait", json_integer(c->conf->kill_wait));

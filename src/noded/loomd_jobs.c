@@ -166,7 +166,8 @@ void loom_noded_jobs_list(const loom_noded_t *n, json_t *arr)
     for (const loom_noded_job_t *j = n->jobs; j; j = j->next) {
         if (j->state == LOOM_NJOB_ACKED)
             continue;
-        json_t *o = json_pack("{s:I}", "job_id", (json_int_t)j->job_id);
+        json_t *o =
+            json_pack("{s:I, s:I}", "job_id", (json_int_t)j->job_id, "run", (json_int_t)j->run);
         if (j->state == LOOM_NJOB_RUNNING) {
             json_object_set_new(o, "state", json_string("running"));
         } else {
@@ -233,6 +234,7 @@ static void jobs_send_complete(loom_noded_t *n, loom_noded_job_t *job)
 {
     json_t *req = loom_msg_new("job.complete", 0);
     json_object_set_new(req, "job_id", json_integer(job->job_id));
+    json_object_set_new(req, "run", json_integer(job->run));
     json_object_set_new(req, "node", json_string(n->name));
     json_object_set_new(req, "exit_code", json_integer(job->exit_code));
     json_object_set_new(req, "end_time", json_integer(job->end_time));
@@ -698,12 +700,12 @@ static void jobs_kill_connected(void *arg, loom_conn_t *c, int status)
         return;
     }
     loom_noded_job_t *job = jobs_find(k->n, k->job_id);
+    bool live = job && job->run == k->run && job->state == LOOM_NJOB_RUNNING;
     if (status < 0) {
-        if (job && job->state == LOOM_NJOB_RUNNING && ++k->tries < JOBS_KILL_TRIES)
+        if (live && ++k->tries < JOBS_KILL_TRIES)
             uv_timer_start(&k->timer, jobs_kill_retry_due, 100, 0);
         else
-            jobs_kill_finish(k, job && job->state == LOOM_NJOB_RUNNING ? -LOOM_ECONNECT : 0,
-                             "the job's supervisor does not answer");
+            jobs_kill_finish(k, live ? -LOOM_ECONNECT : 0, "the job's supervisor does not answer");
         return;
     }
     k->stepd = c;
@@ -753,7 +755,11 @@ void loom_noded_job_kill(loom_noded_t *n, loom_conn_t *conn, json_t *req)
             jobs_reply(conn, req, -LOOM_EINVAL_JOBID, "the job is not on this node");
         return;
     }
-    if (job->state != LOOM_NJOB_RUNNING) {
+    /* "run": an earlier run that a newer one replaced here; its supervisor
+     * may still be there (the controller kills runs it has requeued). */
+    json_t *jr = json_object_get(req, "run");
+    uint32_t run = json_is_integer(jr) ? (uint32_t)json_integer_value(jr) : job->run;
+    if (run == job->run && job->state != LOOM_NJOB_RUNNING) {
         jobs_reply(conn, req, 0, NULL); /* already over */
         return;
     }
@@ -763,7 +769,7 @@ void loom_noded_job_kill(loom_noded_t *n, loom_conn_t *conn, json_t *req)
     k->serial = loom_noded_conn_serial(n, conn);
     k->req = json_incref(req);
     k->job_id = (uint32_t)id;
-    k->run = job->run;
+    k->run = run;
     uv_timer_init(n->loop, &k->timer);
     k->timer.data = k;
     k->next = n->kills;

@@ -347,8 +347,10 @@ class Cluster:
             return rec is not None and self.state_of(rec) in states and (
                 "COMPLETING" not in rec.get("state", []))
 
-        self.wait_for(ok, "job %d to be %s (last: %s)" % (job_id, "/".join(states),
-                                                          found.get("rec")), timeout)
+        try:
+            self.wait_for(ok, "job %d to be %s" % (job_id, "/".join(states)), timeout)
+        except AssertionError as e:
+            raise AssertionError("%s\nlast record: %s" % (e, found.get("rec"))) from None
         return found["rec"]
 
     # -- logs --

@@ -323,6 +323,11 @@ def test_loomd_timeout_and_return(make_cluster, rts):
         assert rc_of(c.rpc("node.update", nodes="node2", state="RESUME")) == 0
     rec = c.wait_job(j, "RUNNING")  # back in service: the requeued job runs there again
     assert rec["nodes"] == "node2"
+    # The first run's supervisor outlived its loomd; the controller has it killed.
+    first_run = "%s " % (c.root / "spool" / "node2" / ("job%d" % j))
+    c.wait_for(lambda: not any(first_run in stepd_cmdline(p)
+                               for p in stepd_pids(c.root / "spool" / "node2")),
+               "the first run's supervisor to be killed", timeout=30)
     c.rpc("job.signal", job_id=j, cancel=True, signal=9)
 
 
@@ -489,16 +494,19 @@ def test_loomd_killed_before_taking_launch(cluster):
     assert "launching again" in (cluster.logdir / "loomctld.log").read_text()
 
 
+def stepd_cmdline(pid):
+    """The process's command line, arguments ending in a space ("" once gone)."""
+    try:
+        return open("/proc/%s/cmdline" % pid, "rb").read().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
 def stepd_pids(spool):
     """Supervisors whose command line names this spool directory (ours only)."""
     pids = []
     for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            cmd = open("/proc/%s/cmdline" % d, "rb").read().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
+        cmd = stepd_cmdline(d) if d.isdigit() else ""
         if "loomstepd" in cmd and str(spool) in cmd:
             pids.append(int(d))
     return pids
