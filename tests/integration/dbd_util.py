@@ -22,6 +22,20 @@ def pg_admin(sql):
     subprocess.run(["psql", info, "-q", "-c", sql], check=True, capture_output=True)
 
 
+def pg_slurmdbd_conf(directory, prefix, port):
+    """PostgreSQL (LOOM_TEST_PGSQL): a fresh database <prefix>_<pid>_<ms> and a
+    slurmdbd.conf in directory naming it and DbdPort=port; returns its name
+    (drop it with pg_admin when done)."""
+    dbname = "%s_%d_%d" % (prefix, os.getpid(), int(time.time() * 1000) % 10**9)
+    pg_admin("CREATE DATABASE %s" % dbname)
+    info = dict(kv.split("=", 1) for kv in os.environ["LOOM_TEST_PGSQL"].split())
+    with open(os.path.join(str(directory), "slurmdbd.conf"), "w") as f:
+        f.write("StorageType=accounting_storage/pgsql\nStorageHost=%s\nStoragePort=%s\n"
+                "StorageUser=%s\nStorageLoc=%s\nDbdPort=%d\n"
+                % (info["host"], info["port"], info["user"], dbname, port))
+    return dbname
+
+
 class Dbd:
     """loomdbd in tmp with cluster "bench"; backend "sqlite" or "pgsql"."""
 
@@ -46,13 +60,7 @@ class Dbd:
         os.chmod(keypath, 0o600)
         self.dbname = None
         if backend == "pgsql":
-            self.dbname = "loomit_%d_%d" % (os.getpid(), int(time.time() * 1000) % 10**9)
-            pg_admin("CREATE DATABASE %s" % self.dbname)
-            info = dict(kv.split("=", 1) for kv in os.environ["LOOM_TEST_PGSQL"].split())
-            with open(os.path.join(self.tmp, "slurmdbd.conf"), "w") as f:
-                f.write("StorageType=accounting_storage/pgsql\nStorageHost=%s\nStoragePort=%s\n"
-                        "StorageUser=%s\nStorageLoc=%s\nDbdPort=%d\n"
-                        % (info["host"], info["port"], info["user"], self.dbname, self.port))
+            self.dbname = pg_slurmdbd_conf(self.tmp, "loomit", self.port)
         self.log = os.path.join(self.tmp, "loomdbd.log")
         self.env = dict(os.environ, SLURM_CONF=self.conf, TZ="UTC")
         self.env.pop("LOOM_DBD_ADDR", None)

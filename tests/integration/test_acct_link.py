@@ -6,6 +6,7 @@ The acceptance test runs 500 jobs while the accounting database goes away
 (SQLite: loomdbd is killed; PostgreSQL: the database refuses connections,
 then loomdbd is killed too) and loomctld is killed with SIGKILL; once both
 are back, sacct must list each of the 500 jobs exactly once, COMPLETED."""
+import contextlib
 import os
 import signal
 import sqlite3
@@ -15,7 +16,7 @@ import time
 import pytest
 
 from conftest import BIN, Daemon
-from dbd_util import pg_admin
+from dbd_util import pg_admin, pg_slurmdbd_conf
 from ports import free_port
 
 BACKENDS = ["sqlite"] + (["pgsql"] if os.environ.get("LOOM_TEST_PGSQL") else [])
@@ -29,13 +30,7 @@ class Acct:
         self.dbname = None
         self.proc = None
         if backend == "pgsql":
-            self.dbname = "loomlink_%d_%d" % (os.getpid(), int(time.time() * 1000) % 10**9)
-            pg_admin("CREATE DATABASE %s" % self.dbname)
-            info = dict(kv.split("=", 1) for kv in os.environ["LOOM_TEST_PGSQL"].split())
-            (cluster.root / "slurmdbd.conf").write_text(
-                "StorageType=accounting_storage/pgsql\nStorageHost=%s\nStoragePort=%s\n"
-                "StorageUser=%s\nStorageLoc=%s\nDbdPort=%d\n"
-                % (info["host"], info["port"], info["user"], self.dbname, port))
+            self.dbname = pg_slurmdbd_conf(cluster.root, "loomlink", port)
 
     def start(self):
         argv = [str(BIN / "loomdbd"), "-D", "-f", str(self.c.conf)]
@@ -65,19 +60,33 @@ class Acct:
             pg_admin("DROP DATABASE IF EXISTS %s WITH (FORCE)" % self.dbname)
 
 
+ACCT_CONF = ("AccountingStorageType=accounting_storage/slurmdbd\n"
+             "AccountingStorageHost=localhost\nAccountingStoragePort=%d\n")
+
+
+@contextlib.contextmanager
+def acct_beside(make_cluster, backend="sqlite", conf_extra="", start=True, **kw):
+    """A cluster (make_cluster's keywords) whose slurm.conf names a loomdbd on
+    a free port (c.acct_port), that loomdbd started (Acct), then the cluster
+    unless start=False. Yields (cluster, Acct); stops the loomdbd at the end
+    (make_cluster's teardown stops the cluster)."""
+    port = free_port()
+    c = make_cluster(start=False, conf_extra=ACCT_CONF % port + conf_extra, **kw)
+    c.acct_port = port
+    a = Acct(c, backend, port)
+    try:
+        a.start()
+        if start:
+            c.start()
+        yield c, a
+    finally:
+        a.stop()
+
+
 @pytest.fixture(params=BACKENDS)
 def acct_cluster(request, make_cluster):
-    port = free_port()
-    c = make_cluster(start=False, cpus=8, gpus=0,
-                     conf_extra="AccountingStorageType=accounting_storage/slurmdbd\n"
-                                "AccountingStorageHost=localhost\n"
-                                "AccountingStoragePort=%d\nMinJobAge=2\n" % port)
-    c.acct_port = port
-    a = Acct(c, request.param, port)
-    a.start()
-    c.start()
-    yield c, a
-    a.stop()
+    with acct_beside(make_cluster, request.param, "MinJobAge=2\n", cpus=8, gpus=0) as ca:
+        yield ca
 
 
 def sacct_rows(c, *args):
@@ -140,15 +149,7 @@ def test_cancelled_by(make_cluster):
     """scancel's uid reaches sacct: 'CANCELLED by <uid>' on the job row (cut to
     'CANCELLED+' in the default 10-wide column), plain CANCELLED on its batch
     step; it is journaled with the job's end, so a restarted controller keeps it."""
-    port = free_port()
-    c = make_cluster(start=False, cpus=8, gpus=0,
-                     conf_extra="AccountingStorageType=accounting_storage/slurmdbd\n"
-                                "AccountingStorageHost=localhost\n"
-                                "AccountingStoragePort=%d\nMinJobAge=600\n" % port)
-    a = Acct(c, "sqlite", port)
-    a.start()
-    try:
-        c.start()
+    with acct_beside(make_cluster, conf_extra="MinJobAge=600\n", cpus=8, gpus=0) as (c, a):
         run = c.run("sbatch", "--parsable", "--wrap", "sleep 300", check=True).stdout.strip()
         pend = c.run("sbatch", "--parsable", "-H", "--wrap", "true", check=True).stdout.strip()
         done = c.run("sbatch", "--parsable", "--wrap", "true", check=True).stdout.strip()
@@ -186,8 +187,6 @@ def test_cancelled_by(make_cluster):
         cancelled = sacct_rows(c, "-X", "-s", "CA", "-o", "JobIDRaw,State")
         assert sorted(x[0] for x in cancelled) == sorted([run, pend]), cancelled
         assert sacct_rows(c, "-X", "-j", done, "-o", "State") == [["COMPLETED"]]
-    finally:
-        a.stop()
 
 
 def submit_many(c, n):

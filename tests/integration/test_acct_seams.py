@@ -7,20 +7,11 @@ and its steps as sacct 22.05.8 shows it for the same job under slurmctld.
 - A step's AllocTRES has its memory: the job's on the step's nodes when the
   step asks for none ("cpu=2,mem=500M,node=1"; slurmctld writes "mem=0"
   when it tracks no memory)."""
-from test_acct_link import Acct  # noqa: F401  (the loomdbd beside a Cluster)
-from ports import free_port
+from test_acct_link import acct_beside  # a cluster with its loomdbd
 
 
 def test_tres_in_sacct_order_and_step_memory(make_cluster):
-    port = free_port()
-    c = make_cluster(start=False, cpus=4, gpus=0,
-                     conf_extra="AccountingStorageType=accounting_storage/slurmdbd\n"
-                                "AccountingStorageHost=localhost\n"
-                                "AccountingStoragePort=%d\n" % port)
-    a = Acct(c, "sqlite", port)
-    a.start()
-    try:
-        c.start()
+    with acct_beside(make_cluster, cpus=4, gpus=0) as (c, a):
         jid = c.run("sbatch", "--parsable", "-n2", "--mem=500M", "--wrap", "srun -n2 true",
                     check=True).stdout.strip()
         want = {jid: ("billing=2,cpu=2,mem=500M,node=1", "billing=2,cpu=2,mem=500M,node=1"),
@@ -45,5 +36,3 @@ def test_tres_in_sacct_order_and_step_memory(make_cluster):
             return got if len(got) >= 3 and all(r[2] == "COMPLETED" for r in got) else None
         c.wait_for(nnodes, "job %s and its steps COMPLETED in sacct" % two, timeout=60)
         assert {r[0]: r[1] for r in nnodes()} == {two: "2", two + ".batch": "1", two + ".0": "2"}
-    finally:
-        a.stop()

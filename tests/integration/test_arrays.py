@@ -10,8 +10,7 @@ import os
 import time
 
 from conftest import BIN
-from ports import free_port
-from test_acct_link import Acct  # loomdbd beside a cluster
+from test_acct_link import acct_beside  # loomdbd beside a cluster
 
 
 def sbatch(cluster, *args, script=None):
@@ -252,15 +251,7 @@ def test_single_index_array_stays_folded(make_cluster):
     "N_[9]"; -r, -j N_3 and scontrol show job N_3 name the task. A split
     (a task started or updated on its own) leaves its last index a plain
     task ("N_2"), and so does running: sacct shows the finished job as N_3."""
-    port = free_port()
-    c = make_cluster(start=False, cpus=8, gpus=0,
-                     conf_extra="AccountingStorageType=accounting_storage/slurmdbd\n"
-                                "AccountingStorageHost=localhost\n"
-                                "AccountingStoragePort=%d\n" % port)
-    dbd = Acct(c, "sqlite", port)
-    dbd.start()
-    try:
-        c.start()
+    with acct_beside(make_cluster, cpus=8, gpus=0) as (c, dbd):
         one = sbatch(c, "-H", "--array=3", "--wrap", "true")
         thr = sbatch(c, "-H", "--array=5%1", "--wrap", "true")
         two = sbatch(c, "-H", "--array=7,9", "--wrap", "true")
@@ -300,9 +291,6 @@ def test_single_index_array_stays_folded(make_cluster):
         c.wait_for(lambda: sacct_ids().get(str(one)) == "%d_3" % one
                    and c.state_of(c.job(one)) == "COMPLETED", "the task's record", timeout=60)
         assert squeue(c, "-j", str(one), "-o", "%i") in ("", "%d_3\n" % one)
-    finally:
-        c.stop()
-        dbd.stop()
 
 
 def test_sacct_array_task_selection(make_cluster):
@@ -312,15 +300,7 @@ def test_sacct_array_task_selection(make_cluster):
     -j N_[3] is a fatal 'Bad job array element specified'. A task requeued
     after it ran keeps its run as a REQUEUED record (with its batch step)
     beside the new run; without -D only the latest run is shown."""
-    port = free_port()
-    c = make_cluster(start=False, cpus=8, gpus=0,
-                     conf_extra="AccountingStorageType=accounting_storage/slurmdbd\n"
-                                "AccountingStorageHost=localhost\n"
-                                "AccountingStoragePort=%d\n" % port)
-    dbd = Acct(c, "sqlite", port)
-    dbd.start()
-    try:
-        c.start()
+    with acct_beside(make_cluster, cpus=8, gpus=0) as (c, dbd):
         held = sbatch(c, "-H", "--array=1-5", "--wrap", "true")
         one = sbatch(c, "-H", "--array=3", "--wrap", "true")
         ran = sbatch(c, "--array=1-3", "-o", "/dev/null", "--wrap", "true")
@@ -352,6 +332,3 @@ def test_sacct_array_task_selection(make_cluster):
             "%d_2|COMPLETED" % ran]
         assert sacct("-j", str(ran), "-X").stdout.splitlines() == [
             "%d_1|COMPLETED" % ran, "%d_3|COMPLETED" % ran, "%d_2|COMPLETED" % ran]
-    finally:
-        c.stop()
-        dbd.stop()

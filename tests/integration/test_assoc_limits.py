@@ -6,12 +6,11 @@ it (and its cache), and AccountingStorageEnforce turns it into Slurm 22.05's
 rejections at submit and pending reasons in squeue."""
 import os
 import subprocess
-import time
 
 import pytest
 
 from conftest import BIN, Rpc, need
-from dbd_util import pg_admin
+from dbd_util import pg_admin, pg_slurmdbd_conf
 from ports import free_port
 
 BACKENDS = ["sqlite"] + (["pgsql"] if os.environ.get("LOOM_TEST_PGSQL") else [])
@@ -30,13 +29,7 @@ class AcctCluster:
         self.backend = backend
         self.dbname = None
         if backend == "pgsql":
-            self.dbname = "loomassoc_%d_%d" % (os.getpid(), int(time.time() * 1000) % 10**9)
-            pg_admin("CREATE DATABASE %s" % self.dbname)
-            info = dict(kv.split("=", 1) for kv in os.environ["LOOM_TEST_PGSQL"].split())
-            (self.c.root / "slurmdbd.conf").write_text(
-                "StorageType=accounting_storage/pgsql\nStorageHost=%s\nStoragePort=%s\n"
-                "StorageUser=%s\nStorageLoc=%s\nDbdPort=%d\n"
-                % (info["host"], info["port"], info["user"], self.dbname, self.dbd_port))
+            self.dbname = pg_slurmdbd_conf(self.c.root, "loomassoc", self.dbd_port)
         self.dbd = None
         self.start_dbd()
 

@@ -41,8 +41,7 @@ import time
 import pytest
 
 from conftest import _cmdline, _pids, recv_frame
-from ports import free_port
-from test_acct_link import Acct
+from test_acct_link import acct_beside
 
 SEED = int(os.environ.get("LOOM_TORTURE_SEED", "20261121"))
 ROUNDS = int(os.environ.get("LOOM_TORTURE_ROUNDS", "3"))
@@ -473,18 +472,10 @@ def check_logs(c):
 
 @pytest.fixture
 def torture(make_cluster):
-    port = free_port()
-    c = make_cluster(start=False, nodes=2, cpus=4, gpus=0,
-                     conf_extra="AccountingStorageType=accounting_storage/slurmdbd\n"
-                                "AccountingStorageHost=localhost\n"
-                                "AccountingStoragePort=%d\n"
-                                "DependencyParameters=kill_invalid_depend\n" % port)
-    a = Acct(c, "sqlite", port)
-    a.start()
-    c.start()
-    (c.work / "runs").mkdir()
-    yield c, a
-    a.stop()
+    with acct_beside(make_cluster, conf_extra="DependencyParameters=kill_invalid_depend\n",
+                     nodes=2, cpus=4, gpus=0) as (c, a):
+        (c.work / "runs").mkdir()
+        yield c, a
 
 
 def test_crash_torture(torture):

@@ -14,9 +14,7 @@ import socket
 import struct
 import time
 
-import pytest
-
-from test_assoc_limits import BACKENDS, AcctCluster
+from test_assoc_limits import acct  # noqa: F401 (the fixture: loomdbd + a cluster)
 
 
 def signed_call(a, msg, nonce, conn=None):
@@ -39,20 +37,6 @@ def signed_call(a, msg, nonce, conn=None):
         if not conn:
             s.close()
     return json.loads(data[4:].split(b"\0")[0])
-
-
-@pytest.fixture(params=BACKENDS)
-def acct(request, make_cluster):
-    made = []
-
-    def make(**kw):
-        a = AcctCluster(make_cluster, request.param, **kw)
-        made.append(a)
-        return a
-
-    yield make
-    for a in made:
-        a.close()
 
 
 def test_controller_registers(acct):

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from conftest import BIN, need
-from dbd_util import pg_admin
+from dbd_util import pg_admin, pg_slurmdbd_conf
 from ports import free_port
 
 BACKENDS = ["sqlite"] + (["pgsql"] if os.environ.get("LOOM_TEST_PGSQL") else [])
@@ -52,13 +52,7 @@ def fs_cluster(make_cluster, backend, conf):
     c = make_cluster(start=False, nodes=1, cpus=2, gpus=0, conf_extra=extra)
     dbname = None
     if backend == "pgsql":
-        dbname = "loomfs_%d_%d" % (os.getpid(), int(time.time() * 1000) % 10**9)
-        pg_admin("CREATE DATABASE %s" % dbname)
-        info = dict(kv.split("=", 1) for kv in os.environ["LOOM_TEST_PGSQL"].split())
-        (c.root / "slurmdbd.conf").write_text(
-            "StorageType=accounting_storage/pgsql\nStorageHost=%s\nStoragePort=%s\n"
-            "StorageUser=%s\nStorageLoc=%s\nDbdPort=%d\n"
-            % (info["host"], info["port"], info["user"], dbname, port))
+        dbname = pg_slurmdbd_conf(c.root, "loomfs", port)
     log = open(c.logdir / "loomdbd.log", "a")
     dbd = subprocess.Popen([str(BIN / "loomdbd"), "-D", "-f", str(c.conf)], env=c.env,
                            stdout=log, stderr=subprocess.STDOUT)

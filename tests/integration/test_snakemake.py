@@ -19,8 +19,7 @@ import subprocess
 import pytest
 
 from conftest import need
-from ports import free_port
-from test_acct_link import Acct
+from test_acct_link import acct_beside
 
 SNAKEFILE = '''
 rule all:
@@ -51,15 +50,7 @@ def test_snakemake_slurm_workflow(make_cluster):
     if exe is None:
         pytest.skip("snakemake is not installed (apt-get install snakemake)")
     need("loomdbd", "sacct", "sacctmgr", "sbatch", "srun", "squeue", "scontrol", "sinfo")
-    port = free_port()
-    c = make_cluster(start=False, cpus=4, gpus=0,
-                     conf_extra="AccountingStorageType=accounting_storage/slurmdbd\n"
-                                "AccountingStorageHost=localhost\n"
-                                "AccountingStoragePort=%d\n" % port)
-    a = Acct(c, "sqlite", port)
-    a.start()
-    try:
-        c.start()
+    with acct_beside(make_cluster, cpus=4, gpus=0) as (c, a):
         for args in (("add", "account", "wfacct"),
                      ("add", "user", c.user, "account=wfacct")):
             c.run("sacctmgr", "-i", *args, check=True)
@@ -83,5 +74,3 @@ def test_snakemake_slurm_workflow(make_cluster):
                    for r in snake), snake
         assert sorted(r[3] for r in snake) == ["100M", "200M", "300M"], snake
         assert os.path.isdir(wd / ".snakemake" / "slurm_logs" / "rule_a")
-    finally:
-        a.stop()

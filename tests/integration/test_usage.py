@@ -13,8 +13,7 @@ import re
 import time
 
 from conftest import BIN, need
-from ports import free_port
-from test_acct_link import Acct
+from test_acct_link import acct_beside
 
 MIB = 1024  # KiB
 
@@ -154,14 +153,7 @@ def cpu_secs(text):
 
 def test_usage_reaches_sacct(make_cluster):
     need("sbatch", "srun", "sacct", "loomdbd")
-    port = free_port()
-    c = make_cluster(start=False, nodes=1, gpus=0,
-                     conf_extra=CONF + "AccountingStorageType=accounting_storage/slurmdbd\n"
-                     "AccountingStorageHost=localhost\nAccountingStoragePort=%d\n" % port)
-    a = Acct(c, "sqlite", port)
-    a.start()
-    try:
-        c.start()
+    with acct_beside(make_cluster, conf_extra=CONF, nodes=1, gpus=0) as (c, _):
         prog = c.work / "burn.py"
         prog.write_text(PROG)
         jid = c.run("sbatch", "--parsable", "--wrap",
@@ -186,5 +178,3 @@ def test_usage_reaches_sacct(make_cluster):
             assert re.fullmatch(r"\d+[KMG]?", disk) and node == "node1", rows[key]
         # the job's row adds up its steps' CPU, as slurmdbd's
         assert cpu_secs(rows[jid][4]) >= 1.8, rows
-    finally:
-        a.stop()

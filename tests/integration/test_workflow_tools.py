@@ -50,8 +50,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from conftest import need
-from ports import free_port
-from test_acct_link import Acct
+from test_acct_link import acct_beside
 
 TIMEOUT = 90
 
@@ -60,16 +59,8 @@ TIMEOUT = 90
 def wf(make_cluster):
     """Two nodes, loomdbd on SQLite, MinJobAge=300 (squeue keeps finished jobs)."""
     need("loomdbd", "sacct", "sbatch", "squeue", "scancel", "scontrol")
-    port = free_port()
-    c = make_cluster(start=False, cpus=4, gpus=0,
-                     conf_extra="AccountingStorageType=accounting_storage/slurmdbd\n"
-                                "AccountingStorageHost=localhost\n"
-                                "AccountingStoragePort=%d\n" % port)
-    a = Acct(c, "sqlite", port)
-    a.start()
-    c.start()
-    yield c
-    a.stop()
+    with acct_beside(make_cluster, cpus=4, gpus=0) as (c, _):
+        yield c
 
 
 def sh(c, cmd, cwd=None, input=None):
