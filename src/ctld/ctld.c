@@ -4,6 +4,7 @@
  * process itself (options, start-up, the loop) is main.c's.
  */
 #include "ctld/ctld.h"
+#include "common/daemon.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/acct.h"
@@ -15,7 +16,6 @@
 #include "ctld/server.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,11 +34,7 @@ bool ctld_is_admin(const ctld_t *c, uint32_t uid)
 
 char *ctld_beside(const char *conf_path, const char *name)
 {
-    char *copy = loom_xstrdup(conf_path);
-    loom_sbuf_t sb = LOOM_SBUF_INIT;
-    loom_sbuf_addf(&sb, "%s/%s", dirname(copy), name);
-    free(copy);
-    return loom_sbuf_detach(&sb);
+    return loom_daemon_beside(conf_path, name);
 }
 
 uid_t ctld_user_uid(const char *name)

@@ -8,6 +8,7 @@
  * -D stays in the foreground; -c starts with an empty state (the journal and
  * snapshot are moved aside, as slurmctld -c clears its state).
  */
+#include "common/daemon.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/acct.h"
@@ -24,7 +25,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <pwd.h>
 #include <signal.h>
@@ -40,11 +40,8 @@
 #define CTLD_SNAPSHOT_SECS    600   /* and at least this often when anything changed */
 
 typedef struct ctld_opts {
-    const char *conf;
-    const char *log;
-    bool foreground;
-    bool clear;
-    int verbose;
+    loom_daemon_opts_t d; /* -D -f -L -v */
+    bool clear;           /* -c */
 } ctld_opts_t;
 
 typedef struct ctld_main {
@@ -57,57 +54,23 @@ typedef struct ctld_main {
 
 /* ---- options ---------------------------------------------------------------- */
 
-static int main_usage(FILE *fp, int rc)
+/* -c, loomctld's own option. */
+static int main_opt(int ch, const char *arg, void *ctx)
 {
-    fprintf(fp, "Usage: loomctld [-D] [-c] [-v...] [-f slurm.conf] [-L logfile]\n");
-    return rc;
-}
-
-static int main_args(int argc, char **argv, ctld_opts_t *o)
-{
-    static const struct option longopts[] = {
-        {"version", no_argument, NULL, 'V'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    int ch;
-    while ((ch = getopt_long(argc, argv, "cDf:L:vVh", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'c':
-            o->clear = true;
-            break;
-        case 'D':
-            o->foreground = true;
-            break;
-        case 'f':
-            o->conf = optarg;
-            break;
-        case 'L':
-            o->log = optarg;
-            break;
-        case 'v':
-            o->verbose++;
-            break;
-        case 'V':
-            printf("slurm %s\n", LOOM_SLURM_VERSION);
-            exit(0);
-        case 'h':
-            exit(main_usage(stdout, 0));
-        default:
-            return -1;
-        }
-    }
-    return optind == argc ? 0 : -1;
+    (void)arg;
+    ctld_opts_t *o = ctx;
+    if (ch != 'c')
+        return -LOOM_EUSAGE;
+    o->clear = true;
+    return 0;
 }
 
 /* ---- configuration ------------------------------------------------------------ */
 
 static int main_log_setup(const ctld_opts_t *o, const loom_conf_t *conf)
 {
-    loom_log_level_t level = LOOM_LOG_INFO;
-    if (conf && conf->slurmctld_debug)
-        loom_log_parse_level(conf->slurmctld_debug, &level);
-    level = (loom_log_level_t)((int)level + o->verbose);
-    if (level > LOOM_LOG_DEBUG2)
-        level = LOOM_LOG_DEBUG2;
-    const char *path = o->log ? o->log : (conf ? conf->slurmctld_log_file : NULL);
+    loom_log_level_t level = loom_daemon_level(conf ? conf->slurmctld_debug : NULL, o->d.verbose);
+    const char *path = o->d.log ? o->d.log : (conf ? conf->slurmctld_log_file : NULL);
     return loom_log_init("loomctld", level, path, true);
 }
 
@@ -226,7 +189,8 @@ static int main_create(ctld_main_t *m, const ctld_opts_t *o, loom_err_t *err)
 {
     ctld_t *c = &m->c;
     const char *env = getenv("SLURM_CONF");
-    c->conf_path = loom_xstrdup(o->conf ? o->conf : (env && *env ? env : "/etc/slurm/slurm.conf"));
+    c->conf_path =
+        loom_xstrdup(o->d.conf ? o->d.conf : (env && *env ? env : "/etc/slurm/slurm.conf"));
     int rc = ctld_load_conf(c->conf_path, &c->conf, &c->gresconf, err);
     if (rc < 0)
         return rc;
@@ -298,53 +262,30 @@ static void main_destroy(ctld_main_t *m)
         close(m->lock_fd);
 }
 
-static int main_daemonize(void)
-{
-    pid_t pid = fork();
-    if (pid < 0)
-        return -errno;
-    if (pid > 0)
-        _exit(0);
-    setsid();
-    int fd = open("/dev/null", O_RDWR);
-    if (fd >= 0) {
-        dup2(fd, 0);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        if (fd > 2)
-            close(fd);
-    }
-    return 0;
-}
-
-static void main_pidfile(const loom_conf_t *conf)
-{
-    if (!conf->slurmctld_pid_file)
-        return;
-    FILE *fp = fopen(conf->slurmctld_pid_file, "we");
-    if (fp) {
-        fprintf(fp, "%d\n", (int)getpid());
-        fclose(fp);
-    }
-}
-
 int main(int argc, char **argv)
 {
     ctld_opts_t o = {0};
-    if (main_args(argc, argv, &o) < 0)
-        return main_usage(stderr, 1);
+    const loom_daemon_spec_t spec = {
+        .usage = "Usage: loomctld [-D] [-c] [-v...] [-f slurm.conf] [-L logfile]",
+        .shortopts = "c",
+        .opt = main_opt,
+        .ctx = &o,
+    };
+    int rc = loom_daemon_args(argc, argv, &spec, &o.d);
+    if (rc != 0)
+        return rc > 0 ? 0 : 1;
     signal(SIGPIPE, SIG_IGN);
     ctld_main_t m = {.lock_fd = -1};
     loom_err_t err = {0};
     main_log_setup(&o, NULL);
-    int rc = main_create(&m, &o, &err);
+    rc = main_create(&m, &o, &err);
     if (rc == 0) {
         main_log_setup(&o, m.c.conf);
-        if (!o.foreground && !o.log && !m.c.conf->slurmctld_log_file)
+        if (!o.d.foreground && !o.d.log && !m.c.conf->slurmctld_log_file)
             loom_info("no log file: logging to stderr, which daemon mode closes");
-        if (!o.foreground)
-            main_daemonize();
-        main_pidfile(m.c.conf);
+        if (!o.d.foreground)
+            loom_daemonize();
+        loom_daemon_pidfile(m.c.conf->slurmctld_pid_file);
         rc = main_start(&m, &o, &err);
     }
     if (rc == 0) {

@@ -8,13 +8,12 @@
  */
 #include "dbd/loomdbd.h"
 
+#include "common/daemon.h"
 #include "common/log.h"
 #include "common/sbuf.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
-#include <getopt.h>
-#include <libgen.h>
 #include <netdb.h>
 #include <pwd.h>
 #include <signal.h>
@@ -26,58 +25,9 @@
 
 #define LOOMDBD_DEFAULT_PORT 6819
 
-typedef struct {
-    const char *conf, *log;
-    bool foreground;
-    int verbose;
-} loomdbd_opts_t;
-
-static int loomdbd_usage(FILE *fp, int rc)
-{
-    fprintf(fp, "Usage: loomdbd [-D] [-v...] [-f slurm.conf] [-L logfile]\n");
-    return rc;
-}
-
-static int loomdbd_args(int argc, char **argv, loomdbd_opts_t *o)
-{
-    static const struct option longopts[] = {
-        {"version", no_argument, NULL, 'V'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    int c;
-    while ((c = getopt_long(argc, argv, "Df:L:vVh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'D':
-            o->foreground = true;
-            break;
-        case 'f':
-            o->conf = optarg;
-            break;
-        case 'L':
-            o->log = optarg;
-            break;
-        case 'v':
-            o->verbose++;
-            break;
-        case 'V':
-            printf("slurm %s\n", LOOM_SLURM_VERSION);
-            exit(0);
-        case 'h':
-            exit(loomdbd_usage(stdout, 0));
-        default:
-            return -1;
-        }
-    }
-    return optind == argc ? 0 : -1;
-}
-
-/* "<dir of path>/<name>" (caller frees). */
-static char *loomdbd_beside(const char *path, const char *name)
-{
-    char *copy = loom_xstrdup(path);
-    loom_sbuf_t sb = LOOM_SBUF_INIT;
-    loom_sbuf_addf(&sb, "%s/%s", dirname(copy), name);
-    free(copy);
-    return loom_sbuf_detach(&sb);
-}
+static const loom_daemon_spec_t loomdbd_spec = {
+    .usage = "Usage: loomdbd [-D] [-v...] [-f slurm.conf] [-L logfile]",
+};
 
 /* The gres/... TRES that limits may name: AccountingStorageTRES and GresTypes. */
 static void loomdbd_tres(dbd_t *d)
@@ -118,7 +68,7 @@ static void loomdbd_storage(dbd_t *d)
         loom_sbuf_addf(&sb, "%s/%s", ssl,
                        d->dbdconf.storage_loc ? d->dbdconf.storage_loc : "loom_acct.db");
     d->store_loc = loom_sbuf_detach(&sb);
-    d->sock_path = loomdbd_beside(d->store_loc, "loomdbd.sock");
+    d->sock_path = loom_daemon_beside(d->store_loc, "loomdbd.sock");
 }
 
 static void loomdbd_listen_addr(dbd_t *d)
@@ -136,7 +86,7 @@ static void loomdbd_listen_addr(dbd_t *d)
                                                                : LOOMDBD_DEFAULT_PORT);
 }
 
-static int loomdbd_configure(dbd_t *d, const loomdbd_opts_t *o, loom_err_t *err)
+static int loomdbd_configure(dbd_t *d, const loom_daemon_opts_t *o, loom_err_t *err)
 {
     const char *path = o->conf ? o->conf : getenv("SLURM_CONF");
     if (!path)
@@ -144,7 +94,7 @@ static int loomdbd_configure(dbd_t *d, const loomdbd_opts_t *o, loom_err_t *err)
     int rc = loom_conf_load(path, &d->conf, err);
     if (rc < 0)
         return rc;
-    char *dbdconf = loomdbd_beside(path, "slurmdbd.conf");
+    char *dbdconf = loom_daemon_beside(path, "slurmdbd.conf");
     rc = loom_dbdconf_load(dbdconf, &d->dbdconf, err);
     free(dbdconf);
     if (rc == -ENOENT) {
@@ -153,7 +103,7 @@ static int loomdbd_configure(dbd_t *d, const loomdbd_opts_t *o, loom_err_t *err)
     }
     if (rc < 0)
         return rc;
-    char *keypath = loomdbd_beside(path, "slurm.key");
+    char *keypath = loom_daemon_beside(path, "slurm.key");
     loom_err_t kerr = {0};
     if (loom_key_load(keypath, &d->key, &kerr) < 0)
         loom_info("no cluster key (%s): the TCP port refuses every request", kerr.msg);
@@ -189,28 +139,13 @@ static void loomdbd_free(dbd_t *d)
     free(d->tcp_host);
 }
 
-static int loomdbd_logging(const dbd_t *d, const loomdbd_opts_t *o)
+static int loomdbd_logging(const dbd_t *d, const loom_daemon_opts_t *o)
 {
-    loom_log_level_t level = LOOM_LOG_INFO;
-    if (d->dbdconf.debug_level)
-        loom_log_parse_level(d->dbdconf.debug_level, &level);
-    for (int i = 0; i < o->verbose && level < LOOM_LOG_DEBUG2; i++)
-        level++;
+    loom_log_level_t level = loom_daemon_level(d->dbdconf.debug_level, o->verbose);
     const char *log = o->log ? o->log : d->dbdconf.log_file;
     if (level >= LOOM_LOG_DEBUG)
         loom_log_set_flags(LOOM_LOGF_DB);
     return loom_log_init("loomdbd", level, log, true);
-}
-
-static void loomdbd_pidfile(const dbd_t *d)
-{
-    if (!d->dbdconf.pid_file)
-        return;
-    FILE *fp = fopen(d->dbdconf.pid_file, "w");
-    if (fp) {
-        fprintf(fp, "%d\n", (int)getpid());
-        fclose(fp);
-    }
 }
 
 static int loomdbd_run(dbd_t *d)
@@ -227,16 +162,17 @@ static int loomdbd_run(dbd_t *d)
     d->sigterm.data = d->sigint.data = d;
     uv_signal_start(&d->sigterm, loomdbd_on_signal, SIGTERM);
     uv_signal_start(&d->sigint, loomdbd_on_signal, SIGINT);
-    loomdbd_pidfile(d);
+    loom_daemon_pidfile(d->dbdconf.pid_file);
     uv_run(d->loop, UV_RUN_DEFAULT);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    loomdbd_opts_t o = {0};
-    if (loomdbd_args(argc, argv, &o) < 0)
-        return loomdbd_usage(stderr, 1);
+    loom_daemon_opts_t o = {0};
+    int rc = loom_daemon_args(argc, argv, &loomdbd_spec, &o);
+    if (rc != 0)
+        return rc > 0 ? 0 : 1;
     loom_log_init("loomdbd", LOOM_LOG_INFO, NULL, false);
     signal(SIGPIPE, SIG_IGN);
     dbd_t d = {.loop = uv_default_loop()};
@@ -246,12 +182,12 @@ int main(int argc, char **argv)
         loomdbd_free(&d);
         return 1;
     }
-    if (!o.foreground && daemon(1, 0) < 0) {
-        fprintf(stderr, "loomdbd: error: daemon: %s\n", strerror(errno));
+    if (!o.foreground && (rc = loom_daemonize()) < 0) {
+        fprintf(stderr, "loomdbd: error: daemon: %s\n", strerror(-rc));
         return 1;
     }
     loomdbd_logging(&d, &o);
-    int rc = loomdbd_run(&d);
+    rc = loomdbd_run(&d);
     uv_loop_close(d.loop);
     loomdbd_free(&d);
     loom_log_close();

@@ -4,13 +4,12 @@
  */
 #include "noded/noded.h"
 
+#include "common/daemon.h"
 #include "common/log.h"
 #include "common/sbuf.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
@@ -22,58 +21,22 @@
 #include <unistd.h>
 
 typedef struct loomd_opts {
-    const char *conf;
-    const char *node;
-    const char *log;
-    bool foreground;
-    int verbose;
-    bool allow_root;
+    loom_daemon_opts_t d; /* -D -f -L -v */
+    const char *node;     /* -N */
+    bool allow_root;      /* --allow-root-jobs */
 } loomd_opts_t;
 
-static int loomd_usage(FILE *fp, int rc)
+/* loomd's own options: -N nodename, --allow-root-jobs. */
+static int loomd_opt(int ch, const char *arg, void *ctx)
 {
-    fprintf(fp, "Usage: loomd [-D] [-v...] [-f slurm.conf] [-N nodename] [-L logfile] "
-                "[--allow-root-jobs]\n");
-    return rc;
-}
-
-static int loomd_args(int argc, char **argv, loomd_opts_t *o)
-{
-    static const struct option longopts[] = {{"allow-root-jobs", no_argument, NULL, 'R'},
-                                             {"version", no_argument, NULL, 'V'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    int c;
-    while ((c = getopt_long(argc, argv, "Df:N:L:vVh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'D':
-            o->foreground = true;
-            break;
-        case 'f':
-            o->conf = optarg;
-            break;
-        case 'N':
-            o->node = optarg;
-            break;
-        case 'L':
-            o->log = optarg;
-            break;
-        case 'v':
-            o->verbose++;
-            break;
-        case 'R':
-            o->allow_root = true;
-            break;
-        case 'V':
-            printf("slurm %s\n", LOOM_SLURM_VERSION);
-            exit(0);
-        case 'h':
-            exit(loomd_usage(stdout, 0));
-        default:
-            return -1;
-        }
-    }
-    return optind == argc ? 0 : -1;
+    loomd_opts_t *o = ctx;
+    if (ch == 'N')
+        o->node = arg;
+    else if (ch == 'R')
+        o->allow_root = true;
+    else
+        return -LOOM_EUSAGE;
+    return 0;
 }
 
 /* SlurmdSpoolDir / SlurmdLogFile: %n is the node name, %h the host name. */
@@ -126,7 +89,7 @@ static char *loomd_stepd_exe(void)
 
 static int loomd_config(loom_noded_t *n, const loomd_opts_t *o, loom_err_t *err)
 {
-    const char *conf = o->conf ? o->conf : getenv("SLURM_CONF");
+    const char *conf = o->d.conf ? o->d.conf : getenv("SLURM_CONF");
     char real[PATH_MAX];
     if (!conf)
         conf = "/etc/slurm/slurm.conf";
@@ -158,14 +121,12 @@ static int loomd_config(loom_noded_t *n, const loomd_opts_t *o, loom_err_t *err)
 
 static int loomd_logging(loom_noded_t *n, const loomd_opts_t *o)
 {
-    if (o->log)
-        n->log_path = loom_xstrdup(o->log);
+    if (o->d.log)
+        n->log_path = loom_xstrdup(o->d.log);
     else if (n->conf->slurmd_log_file)
         n->log_path = loomd_expand(n->conf->slurmd_log_file, n->name, n->hostname);
-    n->verbose = o->verbose;
-    loom_log_level_t level = (loom_log_level_t)(LOOM_LOG_INFO + o->verbose);
-    if (level > LOOM_LOG_DEBUG2)
-        level = LOOM_LOG_DEBUG2;
+    n->verbose = o->d.verbose;
+    loom_log_level_t level = loom_daemon_level(NULL, o->d.verbose);
     if (loom_log_init("loomd", level, n->log_path, true) < 0) {
         fprintf(stderr, "loomd: error: cannot open the log file %s: %s\n", n->log_path,
                 strerror(errno));
@@ -254,31 +215,24 @@ static void loomd_free(loom_noded_t *n)
     free(n->stepd_exe);
 }
 
-static void loomd_daemonize(void)
-{
-    pid_t pid = fork();
-    if (pid < 0)
-        exit(1);
-    if (pid > 0)
-        _exit(0);
-    setsid();
-    int fd = open("/dev/null", O_RDWR);
-    if (fd >= 0) {
-        dup2(fd, 0);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        if (fd > 2)
-            close(fd);
-    }
-}
-
 int main(int argc, char **argv)
 {
     loomd_opts_t o = {0};
     loom_noded_t n = {0};
     loom_err_t err = {0};
-    if (loomd_args(argc, argv, &o) < 0)
-        return loomd_usage(stderr, 1);
+    static const struct option longopts[] = {{"allow-root-jobs", no_argument, NULL, 'R'},
+                                             {NULL, 0, NULL, 0}};
+    const loom_daemon_spec_t spec = {
+        .usage = "Usage: loomd [-D] [-v...] [-f slurm.conf] [-N nodename] [-L logfile] "
+                 "[--allow-root-jobs]",
+        .shortopts = "N:",
+        .longopts = longopts,
+        .opt = loomd_opt,
+        .ctx = &o,
+    };
+    int rc = loom_daemon_args(argc, argv, &spec, &o.d);
+    if (rc != 0)
+        return rc > 0 ? 0 : 1;
     loom_log_init("loomd", LOOM_LOG_INFO, NULL, false);
     n.allow_root = o.allow_root;
     n.boot_time = (int64_t)time(NULL);
@@ -287,8 +241,8 @@ int main(int argc, char **argv)
         loomd_free(&n);
         return 1;
     }
-    if (!o.foreground)
-        loomd_daemonize();
+    if (!o.d.foreground && loom_daemonize() < 0)
+        exit(1);
     if (loomd_logging(&n, &o) < 0) {
         loomd_free(&n);
         return 1;
@@ -296,7 +250,7 @@ int main(int argc, char **argv)
     uv_loop_t loop;
     uv_loop_init(&loop);
     n.loop = &loop;
-    int rc = loomd_run(&n);
+    rc = loomd_run(&n);
     uv_loop_close(&loop);
     loomd_free(&n);
     loom_log_close();
