@@ -348,8 +348,11 @@ static void sacct_print(sacct_t *s, json_t *jobs, time_t now)
     loom_pf_header(&s->pf, cols, s->nitems, &s->out);
     size_t i, k;
     json_t *job, *st;
+    const loom_conf_t *conf = loom_cli_conf(&s->cli, NULL);
     json_array_foreach(jobs, i, job)
     {
+        if (!loom_js(job, "cluster") && conf && conf->cluster_name) /* Cluster field */
+            json_object_set_new(job, "cluster", json_string(conf->cluster_name));
         sacct_row_t r = {.job = job, .now = now};
         if (sacct_wanted(s, job, NULL))
             sacct_emit(s, &r);

@@ -253,15 +253,23 @@ static void sf_mem_mib(int64_t mib, loom_sbuf_t *out)
     loom_sbuf_addf(out, "%" PRId64 "%c", mib, units[u]);
 }
 
+/* The job's whole memory request, as sacct 22.05 prints ReqMem (no 'c'/'n'
+ * suffix): ReqTRES's "mem=" value, else the per-CPU or per-node request
+ * times the job's CPUs or nodes. */
 static void sf_reqmem(const sacct_row_t *r, loom_sbuf_t *out)
 {
     if (r->step)
         return;
-    if (loom_jhas(r->job, "mem_per_cpu")) {
-        sf_mem_mib(loom_ji(r->job, "mem_per_cpu", 0), out);
-        loom_sbuf_addc(out, 'c');
+    const char *tres = loom_js_or(r->job, "tres_req", "");
+    const char *m = strstr(tres, "mem=");
+    if (m && (m == tres || m[-1] == ',')) {
+        loom_sbuf_addn(out, m + 4, strcspn(m + 4, ","));
+    } else if (loom_jhas(r->job, "mem_per_cpu")) {
+        int64_t n = loom_ji(r->job, "num_cpus", 1);
+        sf_mem_mib(loom_ji(r->job, "mem_per_cpu", 0) * (n > 0 ? n : 1), out);
     } else if (loom_jhas(r->job, "mem_per_node")) {
-        sf_mem_mib(loom_ji(r->job, "mem_per_node", 0), out);
+        int64_t n = loom_ji(r->job, "num_nodes", 1);
+        sf_mem_mib(loom_ji(r->job, "mem_per_node", 0) * (n > 0 ? n : 1), out);
     }
 }
 
@@ -397,13 +405,66 @@ static void sf_reason(const sacct_row_t *r, loom_sbuf_t *out)
         loom_sbuf_add(out, loom_js_or(r->job, "reason", "None"));
 }
 
+/* ---- fields tools ask for that Loom keeps no data for, as 22.05 prints them
+ * on a cluster without energy accounting, WCKeys, MCS or containers -------- */
+
+static void sf_cluster(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    sf_str(r->job, "cluster", out);
+}
+
+static void sf_empty(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    (void)r;
+    (void)out;
+}
+
+static void sf_ntasks(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    if (r->step)
+        loom_sbuf_addf(out, "%" PRId64, loom_ji(r->step, "ntasks", 1));
+}
+
+/* A job's nodes once it has run (0 before), a step's nodes. */
+static void sf_allocnodes(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    if (!r->step && loom_ji(r->job, "start_time", 0) <= 0)
+        loom_sbuf_add(out, "0");
+    else
+        sf_nnodes(r, out);
+}
+
+static void sf_reqnodes(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    loom_sbuf_addf(out, "%" PRId64, loom_ji(r->job, "num_nodes", 1));
+}
+
+static void sf_wckeyid(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    if (!r->step)
+        loom_sbuf_add(out, "0");
+}
+
+/* Energy: 0 on steps and on a job that has ended. */
+static void sf_energy(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    if (r->step || loom_ji(r->job, "end_time", 0) > 0)
+        loom_sbuf_add(out, "0");
+}
+
 static const sacct_field_t sacct_fields[] = {
     {"Account", 10, sf_account, 0},
+    {"AdminComment", 15, sf_empty, 0},
     {"AllocCPUS", 10, sf_alloccpus, 1},
+    {"AllocNodes", 10, sf_allocnodes, 1},
     {"AllocTRES", 10, sf_alloctres, 0},
     {"AveRSS", 10, sf_averss, 0},
+    {"Cluster", 10, sf_cluster, 0},
     {"Comment", 14, sf_comment, 0},
     {"Constraints", 19, sf_constraints, 0},
+    {"ConsumedEnergy", 14, sf_energy, 1},
+    {"ConsumedEnergyRaw", 17, sf_energy, 1},
+    {"Container", 19, sf_empty, 0},
     {"CPUTime", 10, sf_cputime, 0},
     {"CPUTimeRAW", 10, sf_cputimeraw, 1},
     {"DerivedExitCode", 15, sf_derived, 0},
@@ -424,21 +485,25 @@ static const sacct_field_t sacct_fields[] = {
     {"MaxRSSNode", 10, sf_maxrssnode, 0},
     {"MaxRSSTask", 10, sf_maxrsstask, 0},
     {"MaxVMSize", 10, sf_maxvmsize, 0},
+    {"McsLabel", 12, sf_empty, 0},
     {"NCPUS", 10, sf_alloccpus, 1},
     {"NNodes", 8, sf_nnodes, 1},
     {"NodeList", 15, sf_nodelist, 0},
+    {"NTasks", 8, sf_ntasks, 1},
     {"Partition", 10, sf_partition, 0},
     {"Priority", 10, sf_priority, 1},
     {"QOS", 10, sf_qos, 0},
     {"Reason", 22, sf_reason, 0},
     {"ReqCPUS", 8, sf_reqcpus, 1},
     {"ReqMem", 10, sf_reqmem, 0},
+    {"ReqNodes", 8, sf_reqnodes, 1},
     {"ReqTRES", 10, sf_reqtres, 0},
     {"Reservation", 20, sf_reservation, 0},
     {"Start", 19, sf_start, 0},
     {"State", 10, sf_state, 0},
     {"Submit", 19, sf_submit, 0},
     {"SubmitLine", 20, sf_submitline, 0},
+    {"SystemComment", 15, sf_empty, 0},
     {"SystemCPU", 10, sf_systemcpu, 0},
     {"Timelimit", 10, sf_timelimit, 0},
     {"TimelimitRaw", 10, sf_timelimitraw, 0},
@@ -446,6 +511,8 @@ static const sacct_field_t sacct_fields[] = {
     {"UID", 6, sf_uid, 1},
     {"User", 9, sf_user, 0},
     {"UserCPU", 10, sf_usercpu, 0},
+    {"WCKey", 10, sf_empty, 0},
+    {"WCKeyID", 10, sf_wckeyid, 1},
     {"WorkDir", 20, sf_workdir, 0},
 };
 

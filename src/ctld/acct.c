@@ -37,6 +37,8 @@ static json_t *acct_job_rec(const ctld_t *c, const ctld_job_t *job)
     if (json_is_array(st)) /* one name, the base state (loomdbd's state column) */
         json_object_set(rec, "state", json_array_get(st, 0));
     json_object_del(rec, "sched_nodes");
+    if (!loom_job_state_is_terminal(job->state)) /* End=Unknown until it ends, not the */
+        json_object_del(rec, "end_time");        /* time limit's end scontrol shows */
     return rec;
 }
 
@@ -84,11 +86,14 @@ static json_t *acct_step_rec(const ctld_job_t *job, const ctld_step_t *s, const 
                      (json_int_t)s->ntasks, "ncpus", (json_int_t)ncpus, "tres_alloc", tres);
 }
 
-/* The batch step of a finished batch job: its state follows the job's end. */
+/* The batch step of a batch job: RUNNING while the job runs (end 0), then
+ * its state follows the job's end. */
 static json_t *acct_batch_rec(const ctld_job_t *job)
 {
     loom_job_state_t b = loom_job_base(job->state);
-    const char *state = b == LOOM_JOB_COMPLETED       ? "COMPLETED"
+    bool ended = loom_job_state_is_terminal(job->state);
+    const char *state = !ended                        ? "RUNNING"
+                        : b == LOOM_JOB_COMPLETED     ? "COMPLETED"
                         : b == LOOM_JOB_FAILED        ? "FAILED"
                         : b == LOOM_JOB_OUT_OF_MEMORY ? "OUT_OF_MEMORY"
                         : b == LOOM_JOB_NODE_FAIL     ? "NODE_FAIL"
@@ -100,8 +105,8 @@ static json_t *acct_batch_rec(const ctld_job_t *job)
                      (json_int_t)job->id, "submit_time", (json_int_t)job->submit_time, "step_id",
                      "batch", "name", "batch", "state", state, "exit_code", job->exit_code,
                      "start_time", (json_int_t)job->start_time, "end_time",
-                     (json_int_t)job->end_time, "nodes", job->batch_host, "nnodes", 1, "ntasks", 1,
-                     "ncpus", (json_int_t)ncpus, "tres_alloc", tres);
+                     (json_int_t)(ended ? job->end_time : 0), "nodes", job->batch_host, "nnodes", 1,
+                     "ntasks", 1, "ncpus", (json_int_t)ncpus, "tres_alloc", tres);
 }
 
 static void acct_put(ctld_t *c, const char *kind, json_t *rec)
@@ -119,8 +124,10 @@ static void acct_job_key(uint32_t id, char *key, size_t size)
 static void acct_put_job(ctld_t *c, ctld_job_t *job)
 {
     acct_put(c, "job", acct_job_rec(c, job));
+    loom_job_state_t b = loom_job_base(job->state);
     if (!job->script || !job->batch_host || !job->start_time ||
-        !loom_job_state_is_terminal(job->state))
+        (!loom_job_state_is_terminal(job->state) && b != LOOM_JOB_RUNNING &&
+         b != LOOM_JOB_SUSPENDED))
         return;
     char key[16];
     acct_job_key(job->id, key, sizeof(key));
@@ -211,6 +218,12 @@ static void acct_before_state(ctld_t *c, const json_t *ev, int64_t t)
         if (!job->end_time)
             json_object_set_new(rec, "end_time", json_integer(t));
         acct_put(c, "job", rec);
+        if (job->script && job->batch_host && !loom_job_state_is_terminal(job->state)) {
+            rec = acct_batch_rec(job); /* the run's batch step, RUNNING till now */
+            json_object_set_new(rec, "state", json_string("CANCELLED"));
+            json_object_set_new(rec, "end_time", json_integer(t));
+            acct_put(c, "step", rec);
+        }
     }
 }
 

@@ -79,6 +79,51 @@ static void test_fields(void **state)
     json_decref(step);
 }
 
+/* ReqMem as sacct 22.05 prints it: the whole request (ReqTRES's mem=), no 'c'
+ * or 'n' suffix; and the fields tools ask for that have no data in Loom. */
+static void test_reqmem_and_tool_fields(void **state)
+{
+    static const struct {
+        const char *job;
+        const char *field;
+        int on_step;
+        const char *want;
+    } cases[] = {
+        {"{\"tres_req\":\"billing=2,cpu=2,mem=200M,node=1\",\"mem_per_cpu\":100}", "ReqMem", 0,
+         "200M"},
+        {"{\"tres_req\":\"cpu=1,mem=2G,node=1\"}", "ReqMem", 0, "2G"},
+        {"{\"mem_per_cpu\":100,\"num_cpus\":3}", "ReqMem", 0, "300M"},
+        {"{\"mem_per_node\":512,\"num_nodes\":2}", "ReqMem", 0, "1G"},
+        {"{\"tres_req\":\"cpu=1,mem=2G\"}", "ReqMem", 1, ""},
+        {"{\"cluster\":\"c1\"}", "Cluster", 1, "c1"},
+        {"{\"num_nodes\":2}", "AllocNodes", 0, "0"},
+        {"{\"num_nodes\":2,\"start_time\":5}", "AllocNodes", 0, "2"},
+        {"{\"num_nodes\":2,\"start_time\":5}", "AllocNodes", 1, "1"},
+        {"{\"num_nodes\":2}", "ReqNodes", 1, "2"},
+        {"{}", "NTasks", 0, ""},
+        {"{}", "NTasks", 1, "3"},
+        {"{}", "WCKeyID", 0, "0"},
+        {"{}", "ConsumedEnergyRaw", 0, ""},
+        {"{\"end_time\":9}", "ConsumedEnergyRaw", 0, "0"},
+        {"{}", "AdminComment", 0, ""},
+    };
+    json_t *step = json_loads("{\"step_id\":0,\"ntasks\":3,\"nnodes\":1}", 0, NULL);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *job = json_loads(cases[i].job, 0, NULL);
+        const sacct_field_t *f = sacct_field_find(cases[i].field, strlen(cases[i].field));
+        assert_non_null(f);
+        sacct_row_t r = {.job = job, .step = cases[i].on_step ? step : NULL, .now = 10000};
+        loom_sbuf_t sb = LOOM_SBUF_INIT;
+        f->fmt(&r, &sb);
+        if (strcmp(loom_sbuf_str(&sb), cases[i].want) != 0)
+            fail_msg("%s %s (step %d): '%s', expected '%s'", cases[i].job, cases[i].field,
+                     cases[i].on_step, loom_sbuf_str(&sb), cases[i].want);
+        loom_sbuf_free(&sb);
+        json_decref(job);
+    }
+    json_decref(step);
+}
+
 /* Usage figures as sacct 22.05 prints them (exact unit conversion). */
 static void test_usage_fields(void **state)
 {
@@ -139,6 +184,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cpu_time),
         cmocka_unit_test(test_fields),
+        cmocka_unit_test(test_reqmem_and_tool_fields),
         cmocka_unit_test(test_usage_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
