@@ -12,6 +12,7 @@
  *   h_misc.c       ping, config/partition/node info, node.update, shutdown, steps
  *   job_mgr.c      the job table, defaults and validation from a job description
  *   job_rec.c      job records (JSON) for job.info, the journal and job.launch
+ *   job_script.c   job scripts and environments in files under StateSaveLocation
  *   job_state.c    the one path for every change: journal the event, then apply it
  *   journal.c      append-only journal with group commit, snapshots, recovery
  *   node_mgr.c     node and partition tables, registration, heartbeats, timeouts
@@ -112,8 +113,12 @@ typedef struct ctld_job {
     int exit_code, derived_exit_code;
     uint32_t restart_cnt;
     json_t *desc; /* the submitted description */
+    /* The script and environment ("NAME=value" array) of a job being
+     * submitted; NULL in the job table, where they are in files
+     * (job_script.h). batch: it has a script (salloc/srun allocations not). */
     char *script;
-    json_t *env; /* array of "NAME=value" */
+    json_t *env;
+    bool batch;
     /* Scheduling request, built from the fields above (job_mgr.c). */
     loom_sched_req_t req;
     loom_sched_gres_req_t *gres_req; /* names point into gres_list / gpus_list */

@@ -21,6 +21,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/job_ops.h"
 #include "ctld/job_rec.h"
+#include "ctld/job_script.h"
 #include "ctld/job_state.h"
 #include "ctld/node_mgr.h"
 #include "ctld/sched_driver.h"
@@ -66,9 +67,13 @@ static int h_jobs_enqueue(ctld_t *c, ctld_job_t *job, loom_err_t *err)
     job->eligible_time = job->submit_time;
     /* As slurmctld: a job that waits on others shows it from its submission. */
     job->reason = job->hold ? "JobHeldUser" : job->dependency ? "Dependency" : "None";
+    /* The script file first (job_script.h); the entry carries them too. */
+    int rc = ctld_job_script_save(c, ctld_job_script_owner(job), job->script, job->env, err);
+    if (rc < 0)
+        return rc;
     json_t *ev =
         json_pack("{s:s, s:o}", "ev", "job.submit", "job", ctld_job_record(c, job, CTLD_REC_FULL));
-    int rc = ctld_commit(c, ev, err);
+    rc = ctld_commit(c, ev, err);
     if (rc == 0) {
         ctld_job_t *added = ctld_job_find(c, id);
         ctld_job_rec_cache(c, added);

@@ -779,6 +779,7 @@ int ctld_job_from_submit(ctld_t *c, const json_t *desc, const char *script, cons
     }
     job->env = desc_env(desc, NULL);
     job->script = loom_xstrdup(script ? script : "");
+    job->batch = *job->script != '\0';
     job->state = LOOM_JOB_PENDING;
     *out = job;
     return 0;

@@ -48,7 +48,6 @@ static const rec_str_t rec_strs[] = {
     S("batch_host", batch_host, false),
     S("gres", gres, true),
     S("gpus", gpus, true),
-    S("script", script, true),
 };
 #undef S
 
@@ -455,7 +454,7 @@ static json_t *rec_base(const ctld_t *c, const ctld_job_t *job, bool full)
     if (job->exclusive || full)
         json_object_set_new(rec, "exclusive", json_boolean(job->exclusive));
     /* salloc's and srun's allocations have no script, hence no batch step. */
-    json_object_set_new(rec, "batch_flag", json_integer(job->script && *job->script));
+    json_object_set_new(rec, "batch_flag", json_integer(job->batch));
     if (ctld_step_extern(c, job))
         json_object_set_new(rec, "extern_step", json_true());
     rec_array(job, rec);
@@ -485,7 +484,11 @@ json_t *ctld_job_record(const ctld_t *c, const ctld_job_t *job, unsigned flags)
         json_object_set_new(rec, "contiguous", json_boolean(job->contiguous));
         json_object_set_new(rec, "mem_per_node_req", json_integer((json_int_t)job->mem_per_node));
         json_object_set_new(rec, "desc", json_incref(job->desc ? job->desc : json_object()));
-        json_object_set_new(rec, "env", json_incref(job->env ? job->env : json_array()));
+        /* Only a job being submitted has them (job_script.h): job.submit. */
+        if (job->script)
+            json_object_set_new(rec, "script", json_string(job->script));
+        if (job->env)
+            json_object_set_new(rec, "env", json_incref(job->env));
     }
     return rec;
 }
@@ -565,7 +568,7 @@ static void rec_read_flags(const json_t *rec, ctld_job_t *job)
     job->mem_per_node = (uint64_t)json_integer_value(json_object_get(rec, "mem_per_node_req"));
     job->mem_per_cpu = (uint64_t)json_integer_value(json_object_get(rec, "mem_per_cpu"));
     job->desc = json_incref(json_object_get(rec, "desc"));
-    job->env = json_incref(json_object_get(rec, "env"));
+    job->batch = json_integer_value(json_object_get(rec, "batch_flag")) != 0;
 }
 
 static int rec_read_array(ctld_t *c, const json_t *rec, ctld_job_t *job, loom_err_t *err)
@@ -709,9 +712,10 @@ int ctld_job_clone(ctld_t *c, const ctld_job_t *src, ctld_job_t **out, loom_err_
     job->contiguous = src->contiguous;
     job->mem_per_node = src->mem_per_node;
     job->mem_per_cpu = src->mem_per_cpu;
-    /* The description and environment never change after submission: share them. */
+    /* The description never changes after submission: share it. The script
+     * and environment are the array's file (job_script.h). */
     job->desc = json_incref(src->desc);
-    job->env = json_incref(src->env);
+    job->batch = src->batch;
     job->reason = src->reason;
     job->part = src->part;
     job->array_job_id = src->array_job_id;

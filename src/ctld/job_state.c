@@ -6,6 +6,7 @@
 #include "ctld/job_array.h"
 #include "ctld/job_mgr.h"
 #include "ctld/job_rec.h"
+#include "ctld/job_script.h"
 #include "ctld/node_mgr.h"
 #include "ctld/step_mgr.h"
 
@@ -200,6 +201,8 @@ static int state_apply_submit(ctld_t *c, const json_t *ev, loom_err_t *err)
         ctld_job_free(job);
         return loom_errf(err, -EEXIST, "job id %u already exists", job->id);
     }
+    if (c->replaying) /* the file may have been lost with the crash (job_script.h) */
+        ctld_job_script_replayed(c, ctld_job_script_owner(job), json_object_get(ev, "job"));
     ctld_jobs_insert(c, job);
     ctld_jobs_advance_id(c, job->id);
     if (job->prio_base && job->prio_base < c->last_prio)
@@ -228,6 +231,7 @@ static int state_apply_purge(ctld_t *c, const json_t *ev, loom_err_t *err)
     if (!job)
         return 0; /* purging twice is harmless */
     ctld_job_alloc_release(c, job);
+    ctld_job_script_purged(c, job);
     ctld_jobs_purge(c, job);
     return 0;
 }

@@ -321,7 +321,10 @@ static int journal_commit_snapshot(const char *dir, int *fd)
     char tmp[PATH_MAX], final[PATH_MAX];
     journal_path(tmp, sizeof(tmp), dir, JOURNAL_SNAPSHOT_TMP);
     journal_path(final, sizeof(final), dir, JOURNAL_SNAPSHOT);
-    int rc = fsync(*fd) < 0 ? -errno : 0;
+    /* The whole file system, not only snapshot.tmp: files the caller wrote
+     * beside the journal without fsync (job scripts) must be durable before
+     * the segments whose entries carry them go (journal.h). */
+    int rc = syncfs(*fd) < 0 ? -errno : 0;
     close(*fd);
     *fd = -1;
     if (rc == 0 && rename(tmp, final) < 0)

@@ -28,7 +28,9 @@
  * and writes it to snapshot.tmp at once, a 1 MiB piece at a time: neither
  * the whole state nor its text is ever in memory; then, at the next batch
  * boundary, on the pool:
- * fsyncs it, renames it over snapshot.json, fsyncs the directory, starts
+ * syncs the file system that holds it (syncfs: also every file the caller
+ * wrote in the state directory without fsync, whose contents the older
+ * entries carry), renames it over snapshot.json, fsyncs the directory, starts
  * segment S+1 and removes older segments. Entries appended meanwhile go to
  * the new segment.
  *

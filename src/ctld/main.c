@@ -17,6 +17,7 @@
 #include "ctld/dispatch.h"
 #include "ctld/job_mgr.h"
 #include "ctld/job_ops.h"
+#include "ctld/job_script.h"
 #include "ctld/job_state.h"
 #include "ctld/node_mgr.h"
 #include "ctld/sched_driver.h"
@@ -127,6 +128,7 @@ static int main_recover(ctld_main_t *m, bool clear, loom_err_t *err)
     if (rc < 0)
         return rc;
     ctld_node_mgr_after_recovery(c);
+    ctld_job_script_sweep(c);
     ctld_sched_mark_launched(c);
     rc = loom_journal_open(c->loop, dir, last + 1, &c->journal, err);
     if (rc == 0 && (last || clear)) {

@@ -12,6 +12,7 @@
 #include "ctld/job_mgr.h"
 #include "ctld/job_ops.h"
 #include "ctld/job_rec.h"
+#include "ctld/job_script.h"
 #include "ctld/job_state.h"
 #include "ctld/node_mgr.h"
 #include "ctld/sched_bf.h"
@@ -64,8 +65,16 @@ static void sched_launch(ctld_t *c, ctld_job_t *job)
     ctld_node_t *n = ctld_node_find(c, job->batch_host);
     if (!n || loom_job_base(job->state) != LOOM_JOB_RUNNING || job->launch_sent)
         return;
+    json_t *rec = ctld_job_record(c, job, CTLD_REC_FULL);
+    loom_err_t err = {0};
+    if (ctld_job_script_load(c, job, rec, &err) < 0) {
+        json_decref(rec);
+        loom_error("%s", err.msg);
+        ctld_job_launch_failed(c, job, err.msg);
+        return;
+    }
     json_t *req = loom_msg_new("job.launch", 0);
-    json_object_set_new(req, "job", ctld_job_record(c, job, CTLD_REC_FULL));
+    json_object_set_new(req, "job", rec);
     launch_ctx_t *lc = loom_xcalloc(1, sizeof(*lc));
     *lc = (launch_ctx_t){c, job->id, job->start_time};
     job->launch_sent = true;

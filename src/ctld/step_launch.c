@@ -442,10 +442,9 @@ static void stat_replied(ctld_t *c, void *arg, json_t *reply)
 static int stat_batch(ctld_t *c, const ctld_peer_t *peer, const json_t *req, ctld_job_t *job,
                       json_t **reply)
 {
-    ctld_node_t *n =
-        job->batch_host && job->script && *job->script && !loom_job_state_is_terminal(job->state)
-            ? ctld_node_find(c, job->batch_host)
-            : NULL;
+    ctld_node_t *n = job->batch_host && job->batch && !loom_job_state_is_terminal(job->state)
+                         ? ctld_node_find(c, job->batch_host)
+                         : NULL;
     if (!n) {
         *reply = loom_msg_reply(req, -LOOM_EINVAL_JOBID, "Invalid job id specified");
         return -LOOM_EINVAL_JOBID;
@@ -551,7 +550,7 @@ int ctld_step_h_release(ctld_t *c, const ctld_peer_t *peer, const json_t *req, j
     /* Security: only the owner (or an admin) gives an allocation back. */
     if (rc == 0 && !ctld_may_touch(c, peer, job))
         rc = loom_errf(&err, -LOOM_EACCESS, "Access/permission denied");
-    if (rc == 0 && job->script && *job->script)
+    if (rc == 0 && job->batch)
         rc = loom_errf(&err, -LOOM_EINVAL_JOBID, "job %u is a batch job", job->id);
     if (rc == 0 && loom_job_base(job->state) == LOOM_JOB_PENDING) {
         rc = ctld_job_cancel(c, job, &err);
