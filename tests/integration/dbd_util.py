@@ -11,10 +11,13 @@ import struct
 import subprocess
 import time
 
+import pytest
+
 from ports import free_port
 
 BUILD = os.environ.get("LOOM_BUILD_DIR", os.path.join(os.path.dirname(__file__), "../../build/dev"))
 BIN = os.path.join(BUILD, "bin")
+BACKENDS = ["sqlite"] + (["pgsql"] if os.environ.get("LOOM_TEST_PGSQL") else [])
 
 
 def pg_admin(sql):
@@ -120,3 +123,11 @@ class Dbd:
                 return buf
             buf += chunk
         return buf
+
+
+@pytest.fixture(params=BACKENDS)
+def dbd(request, tmp_path):
+    """A fresh Dbd per back end (import it into the test file); stopped after."""
+    d = Dbd(tmp_path, request.param)
+    yield d
+    d.stop()

@@ -16,10 +16,8 @@ import time
 import pytest
 
 from conftest import BIN, Daemon
-from dbd_util import pg_admin, pg_slurmdbd_conf
+from dbd_util import BACKENDS, pg_admin, pg_slurmdbd_conf
 from ports import free_port
-
-BACKENDS = ["sqlite"] + (["pgsql"] if os.environ.get("LOOM_TEST_PGSQL") else [])
 
 
 class Acct:

@@ -4,16 +4,14 @@ A real loomdbd (SQLite; PostgreSQL too when LOOM_TEST_PGSQL is set) beside
 loomctld and two loomd: sacctmgr fills the accounting tree, loomctld loads
 it (and its cache), and AccountingStorageEnforce turns it into Slurm 22.05's
 rejections at submit and pending reasons in squeue."""
-import os
 import subprocess
 
 import pytest
 
 from conftest import BIN, Rpc, need
-from dbd_util import pg_admin, pg_slurmdbd_conf
+from dbd_util import BACKENDS, pg_admin, pg_slurmdbd_conf
 from ports import free_port
 
-BACKENDS = ["sqlite"] + (["pgsql"] if os.environ.get("LOOM_TEST_PGSQL") else [])
 ENFORCE = "associations,limits,qos,safe"
 
 

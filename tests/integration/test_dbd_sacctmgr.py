@@ -8,19 +8,9 @@ import json
 import os
 import shlex
 
-import pytest
-
-from dbd_util import Dbd
+from dbd_util import dbd  # noqa: F401 (the fixture: a fresh loomdbd)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BACKENDS = ["sqlite"] + (["pgsql"] if os.environ.get("LOOM_TEST_PGSQL") else [])
-
-
-@pytest.fixture(params=BACKENDS)
-def dbd(request, tmp_path):
-    d = Dbd(tmp_path, request.param)
-    yield d
-    d.stop()
 
 
 def test_scenario_matches_slurm(dbd):

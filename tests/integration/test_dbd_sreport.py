@@ -15,24 +15,16 @@ import time
 
 import pytest
 
-from dbd_util import BIN, Dbd
+from dbd_util import BIN, dbd  # noqa: F401 (the fixture: a fresh loomdbd)
 import sreport_data as data
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BACKENDS = ["sqlite"] + (["pgsql"] if os.environ.get("LOOM_TEST_PGSQL") else [])
 # Captured commands whose output Loom does not reproduce on purpose.
 SKIP = {
     "-T ALL": "slurmdbd's rollup counts the node TRES of a cluster as one node; Loom as configured",
     "-V": "Debian's build names itself slurm-wlm",
     "start=bogus": "the default window depends on today",
 }
-
-
-@pytest.fixture(params=BACKENDS)
-def dbd(request, tmp_path):
-    d = Dbd(tmp_path, request.param)
-    yield d
-    d.stop()
 
 
 def load(dbd):

@@ -6,7 +6,6 @@ A real loomdbd (SQLite; PostgreSQL too when LOOM_TEST_PGSQL is set) holds two ac
 in both); a job of account `busy` runs for a while, then a pending job of
 `idle` must get the higher fair-share factor and priority. PriorityCalcPeriod
 is 2 seconds and PriorityDecayHalfLife one hour so that the test is fast."""
-import os
 import re
 import subprocess
 import time
@@ -14,10 +13,8 @@ import time
 import pytest
 
 from conftest import BIN, need
-from dbd_util import pg_admin, pg_slurmdbd_conf
+from dbd_util import BACKENDS, pg_admin, pg_slurmdbd_conf
 from ports import free_port
-
-BACKENDS = ["sqlite"] + (["pgsql"] if os.environ.get("LOOM_TEST_PGSQL") else [])
 
 CONF = ("PriorityType=priority/multifactor\nPriorityWeightFairshare=10000\n"
         "PriorityWeightAge=0\nPriorityWeightJobSize=0\nPriorityCalcPeriod=0:02\n"

@@ -14,9 +14,9 @@ import time
 
 import pytest
 
-from dbd_util import Dbd
+from dbd_util import BACKENDS, Dbd
 from test_acct_link import acct_cluster, wait_sacct  # noqa: F401  (a cluster with loomdbd)
-from test_dbd_sacct import BACKENDS, epoch, load
+from test_dbd_sacct import epoch, load
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXPECTED = os.path.join(HERE, "dbd_expected")
