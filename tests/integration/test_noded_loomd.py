@@ -360,7 +360,7 @@ def test_loomd_restart_while_job_runs(node):
     node.ctld.drop()
     node.start()
     reg = node.ctld.wait_msg("node.register")
-    assert reg["jobs"] == [{"job_id": 11, "state": "running"}]
+    assert reg["jobs"] == [{"job_id": 11, "run": 0, "state": "running"}]
     done = node.ctld.wait_msg("job.complete", timeout=20)
     assert done["job_id"] == 11 and done["exit_code"] == 5 << 8
     assert node.out(11) == "start\nend\n"
@@ -394,7 +394,7 @@ def test_completion_resent_after_controller_restart(node):
     node.ctld.ack_complete = True
     node.ctld.drop()  # the controller "restarts"
     reg = node.ctld.wait_msg("node.register")
-    assert reg["jobs"] == [{"job_id": 13, "state": "done", "exit_code": 0,
+    assert reg["jobs"] == [{"job_id": 13, "run": 0, "state": "done", "exit_code": 0,
                             "end_time": reg["jobs"][0]["end_time"], "reason": ""}]
     node.ctld.wait_msg("job.complete", pred=lambda m: m["job_id"] == 13)
     end = time.time() + 10
