@@ -218,7 +218,7 @@ static void acct_before_state(ctld_t *c, const json_t *ev, int64_t t)
         if (!job->end_time)
             json_object_set_new(rec, "end_time", json_integer(t));
         acct_put(c, "job", rec);
-        if (job->script && job->batch_host && !loom_job_state_is_terminal(job->state)) {
+        if (job->batch && job->batch_host && !loom_job_state_is_terminal(job->state)) {
             rec = acct_batch_rec(job); /* the run's batch step, RUNNING till now */
             json_object_set_new(rec, "state", json_string("CANCELLED"));
             json_object_set_new(rec, "end_time", json_integer(t));

@@ -114,7 +114,9 @@ static void state_apply_requeue(ctld_job_t *job, const json_t *ev, int64_t t)
     job->start_time = 0;
     job->end_time = 0;
     job->exit_code = 0;
-    job->submit_time = t;
+    /* Each run is its own accounting record, keyed (job id, submit time) as
+     * slurmdbd's: a run requeued in its own submit second gets the next one. */
+    job->submit_time = t > job->submit_time ? t : job->submit_time + 1;
     job->begin_time = json_integer_value(json_object_get(ev, "begin_time"));
     const char *hold = json_string_value(json_object_get(ev, "hold"));
     if (hold) {

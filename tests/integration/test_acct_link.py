@@ -266,3 +266,36 @@ def test_loom_up_starts_accounting(tmp_path):
     for name in os.listdir(run + "/log"):
         text = open(os.path.join(run, "log", name), errors="replace").read()
         assert "Sanitizer" not in text and "runtime error:" not in text, text
+
+
+def test_requeue_same_second_keeps_each_run(acct_cluster):
+    """A job requeued in the second it started is two runs in accounting, as
+    sacct -D shows them under slurmdbd 22.05: the first REQUEUED (with its
+    batch step), then the next one; without -D only the last run is listed."""
+    c, a = acct_cluster
+    while time.time() % 1 > 0.2:  # submit, start and requeue inside one second
+        time.sleep(0.01)
+    mark = c.work / "started"
+    jid = c.run("sbatch", "--parsable", "--requeue", "-o", "/dev/null", "--wrap",
+                "touch %s; exec sleep 300" % mark, check=True).stdout.strip()
+    c.wait_for(mark.exists, "the job to run", timeout=60, interval=0.02)
+    c.run("scontrol", "requeue", jid, check=True)
+
+    def rerun():  # pending again or already started again (BeginTime passed)
+        rec = c.job(int(jid))
+        return rec.get("restart_cnt") == 1 and "COMPLETING" not in rec["state"]
+    c.wait_for(rerun, "the job to be queued again", timeout=60)
+    c.run("scancel", jid, check=True)
+    rows = []
+
+    def runs():
+        rows[:] = sacct_rows(c, "-D", "-j", jid, "-o", "JobID,State,Submit")
+        return [r[0] for r in rows] == [jid, jid + ".batch", jid] and rows[2][1] != "PENDING"
+    try:
+        c.wait_for(runs, "two runs in sacct -D", timeout=60, interval=0.5)
+    except AssertionError:
+        raise AssertionError("sacct -D: %s" % rows)
+    assert [r[1] for r in rows[:2]] == ["REQUEUED", "CANCELLED"], rows
+    assert rows[2][2] > rows[0][2], rows  # each run its own submit second
+    last = sacct_rows(c, "-j", jid, "-o", "JobID,State")
+    assert [r[0] for r in last] == [jid], last
