@@ -146,37 +146,54 @@ void loom_fmt_parse(const char *spec, const loom_fmt_col_t *cols, size_t ncols, 
     format_finish(out, &text);
 }
 
+/* The text after an -O element's ':' up to end: '.' (right), digits (width);
+ * returns where its suffix starts. */
+static const char *format_long_opts(const char *p, const char *end, bool *right, int *width)
+{
+    if (p < end && *p == '.') {
+        *right = true;
+        p++;
+    }
+    char digits[16] = "";
+    size_t nd = 0;
+    while (p < end && isdigit((unsigned char)*p) && nd < sizeof(digits) - 1)
+        digits[nd++] = *p++;
+    const char *dp = digits;
+    *width = format_width(&dp);
+    return p;
+}
+
+/* An unknown -O element's suffix is still printed, as literal text (22.05). */
+static void format_long_text(loom_fmt_t *f, const char *s, size_t n)
+{
+    char **at = f->n ? &f->v[f->n - 1].suffix : &f->prefix;
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    loom_sbuf_add(&sb, *at ? *at : "");
+    loom_sbuf_addn(&sb, s, n);
+    free(*at);
+    *at = loom_sbuf_detach(&sb);
+}
+
 /* One -O element "Name[:[.][size][suffix]]" of length len. */
 static void format_long_item(const char *s, size_t len, const loom_fmt_col_t *cols, size_t ncols,
                              loom_fmt_t *f, loom_strv_t *bad)
 {
-    const char *colon = memchr(s, ':', len);
+    const char *colon = memchr(s, ':', len), *end = s + len;
     size_t nlen = colon ? (size_t)(colon - s) : len;
     const loom_fmt_col_t *col = loom_fmt_col_by_name(cols, ncols, s, nlen);
+    bool right = false;
+    int width = col && col->owidth ? col->owidth : FORMAT_LONG_WIDTH;
+    const char *suffix = colon ? format_long_opts(colon + 1, end, &right, &width) : NULL;
     if (!col) {
         if (bad)
             loom_strv_addn(bad, s, nlen);
+        if (suffix && suffix < end)
+            format_long_text(f, suffix, (size_t)(end - suffix));
         return;
     }
-    int width = col->owidth ? col->owidth : FORMAT_LONG_WIDTH;
-    bool right = false;
-    char *suffix = NULL;
-    if (colon) {
-        const char *p = colon + 1, *end = s + len;
-        if (p < end && *p == '.') {
-            right = true;
-            p++;
-        }
-        char digits[16] = "";
-        size_t nd = 0;
-        while (p < end && isdigit((unsigned char)*p) && nd < sizeof(digits) - 1)
-            digits[nd++] = *p++;
-        const char *dp = digits;
-        width = format_width(&dp);
-        suffix = loom_xstrndup(p, (size_t)(end - p));
-    }
     format_push(f, col, width, right, false);
-    f->v[f->n - 1].suffix = suffix;
+    if (suffix)
+        f->v[f->n - 1].suffix = loom_xstrndup(suffix, (size_t)(end - suffix));
 }
 
 void loom_fmt_parse_long(const char *spec, const loom_fmt_col_t *cols, size_t ncols,

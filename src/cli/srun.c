@@ -277,25 +277,25 @@ static void srun_layout(srun_t *s, const json_t *reply)
         s->label_width = 1;
 }
 
-/* "srun: jobid N: nodes(K):`list', cpu counts: 4(x2)" (-v; §0.10). */
+/* "srun: jobid N: nodes(K):`list', cpu counts: 4(x2)" (-v; §0.10); every run
+ * of equal counts has its "(xN)", as srun 22.05 prints it: "3(x1),1(x1)". */
 static void srun_verbose_line(srun_t *s, const json_t *reply)
 {
     if (s->jo.verbose < 1)
         return;
     const json_t *cpus = json_object_get(reply, "job_cpus");
     size_t n = json_array_size(cpus);
-    uint32_t *v = loom_xcalloc(n ? n : 1, sizeof(uint32_t));
-    for (size_t i = 0; i < n; i++)
-        v[i] = (uint32_t)json_integer_value(json_array_get(cpus, i));
     loom_sbuf_t counts = LOOM_SBUF_INIT;
-    loom_jobenv_counts(v, n, &counts);
-    if (!strchr(loom_sbuf_str(&counts), '('))
-        loom_sbuf_add(&counts, "(x1)");
+    for (size_t i = 0, run; i < n; i += run) {
+        json_int_t v = json_integer_value(json_array_get(cpus, i));
+        for (run = 1; i + run < n && json_integer_value(json_array_get(cpus, i + run)) == v; run++)
+            ;
+        loom_sbuf_addf(&counts, "%s%" JSON_INTEGER_FORMAT "(x%zu)", i ? "," : "", v, run);
+    }
     loom_cli_info(&s->cli, "jobid %u: nodes(%zu):`%s', cpu counts: %s", s->job_id, n,
                   json_string_value(json_object_get(reply, "job_nodes")) ?: "",
                   loom_sbuf_str(&counts));
     loom_sbuf_free(&counts);
-    free(v);
 }
 
 /* Wait before retrying, watching for a Ctrl-C; false when interrupted. */

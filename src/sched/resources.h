@@ -37,7 +37,9 @@
  *    same Cores=) that holds at least k free ones, the fullest such set first
  *    (best fit again); devices are otherwise taken lowest index first, so
  *    concurrent jobs on a node never share a device;
- *  - tasks are spread cyclically over the chosen nodes (2 nodes, 4 tasks: 2+2).
+ *  - tasks fill the chosen nodes in order, each as full as it can be while
+ *    every later node keeps one (2 four-CPU nodes, 4 tasks: 3+1), as
+ *    cons_tres allocates CPUs; an exclusive job's go round the nodes (2+2).
  *
  * Options for planners (loom_sched_place_opts_t): a subset of nodes to look
  * at (the pass passes the nodes with free CPUs), and a per-node limit

