@@ -404,11 +404,15 @@ int64_t loom_cli_job_runtime(const json_t *job, time_t now)
     uint32_t st = loom_cli_job_state(job);
     if (start <= 0 || loom_job_base(st) == LOOM_JOB_PENDING)
         return 0;
-    if (loom_job_base(st) == LOOM_JOB_SUSPENDED && loom_ji(job, "suspend_time", 0) >= start)
-        end = loom_ji(job, "suspend_time", 0);
-    else if (loom_job_base(st) == LOOM_JOB_RUNNING || end < start)
+    /* Suspended time is not run time: what ran before the last suspend plus
+     * what ran since the last resume (slurmctld's pre_sus_time). */
+    int64_t pre = loom_ji(job, "pre_sus_time", 0), susp = loom_ji(job, "suspend_time", 0);
+    if (loom_job_base(st) == LOOM_JOB_SUSPENDED)
+        return pre;
+    if (loom_job_base(st) == LOOM_JOB_RUNNING || end < start)
         end = now;
-    return end > start ? end - start : 0;
+    int64_t since = susp > start ? susp : start;
+    return pre + (end > since ? end - since : 0);
 }
 
 int64_t loom_cli_job_limit(const json_t *job)

@@ -179,7 +179,13 @@ static int64_t sf_elapsed_secs(const sacct_row_t *r)
         return 0;
     if (end <= 0)
         end = r->now;
-    return end > start ? end - start : 0;
+    int64_t secs = end > start ? end - start : 0, sus = loom_ji(s, "tot_sus_time", 0);
+    return secs > sus ? secs - sus : 0; /* suspended time is not elapsed (slurmdbd) */
+}
+
+static void sf_suspended(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    loom_time_fmt_limit(loom_ji(sf_src(r), "tot_sus_time", 0), out);
 }
 
 static void sf_elapsed(const sacct_row_t *r, loom_sbuf_t *out)
@@ -503,6 +509,7 @@ static const sacct_field_t sacct_fields[] = {
     {"State", 10, sf_state, 0},
     {"Submit", 19, sf_submit, 0},
     {"SubmitLine", 20, sf_submitline, 0},
+    {"Suspended", 10, sf_suspended, 0},
     {"SystemComment", 15, sf_empty, 0},
     {"SystemCPU", 10, sf_systemcpu, 0},
     {"Timelimit", 10, sf_timelimit, 0},

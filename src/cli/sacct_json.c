@@ -76,7 +76,8 @@ static int64_t sacct_json_elapsed(const json_t *rec, time_t now)
         return 0;
     if (end <= 0)
         end = now;
-    return end > start ? end - start : 0;
+    int64_t secs = end > start ? end - start : 0, sus = loom_ji(rec, "tot_sus_time", 0);
+    return secs > sus ? secs - sus : 0;
 }
 
 /* ---- TRES ------------------------------------------------------------------ */
@@ -241,8 +242,8 @@ static json_t *sacct_json_job_time(const json_t *job, time_t now)
         "{s:I, s:I, s:I, s:I, s:I, s:i, s:o}", "elapsed", (json_int_t)sacct_json_elapsed(job, now),
         "eligible", (json_int_t)loom_ji(job, "eligible_time", 0), "end",
         (json_int_t)loom_ji(job, "end_time", 0), "start", (json_int_t)loom_ji(job, "start_time", 0),
-        "submission", (json_int_t)loom_ji(job, "submit_time", 0), "suspended", 0, "system",
-        sacct_json_cpu(0));
+        "submission", (json_int_t)loom_ji(job, "submit_time", 0), "suspended",
+        (int)loom_ji(job, "tot_sus_time", 0), "system", sacct_json_cpu(0));
     json_object_set_new(t, "limit", limit < 0 ? json_null() : json_integer(limit));
     json_object_set_new(t, "total", sacct_json_cpu(0));
     json_object_set_new(t, "user", sacct_json_cpu(0));
@@ -398,13 +399,13 @@ static json_t *sacct_json_step_nodes(const json_t *st, char **first)
 
 static json_t *sacct_json_step_time(const json_t *st, time_t now)
 {
-    return json_pack("{s:I, s:I, s:I, s:i, s:o, s:o, s:o}", "elapsed",
-                     (json_int_t)sacct_json_elapsed(st, now), "end",
-                     (json_int_t)loom_ji(st, "end_time", 0), "start",
-                     (json_int_t)loom_ji(st, "start_time", 0), "suspended", 0, "system",
-                     sacct_json_cpu(loom_ji(st, "system_cpu", 0)), "total",
-                     sacct_json_cpu(loom_ji(st, "total_cpu", 0)), "user",
-                     sacct_json_cpu(loom_ji(st, "user_cpu", 0)));
+    return json_pack(
+        "{s:I, s:I, s:I, s:i, s:o, s:o, s:o}", "elapsed", (json_int_t)sacct_json_elapsed(st, now),
+        "end", (json_int_t)loom_ji(st, "end_time", 0), "start",
+        (json_int_t)loom_ji(st, "start_time", 0), "suspended", (int)loom_ji(st, "tot_sus_time", 0),
+        "system", sacct_json_cpu(loom_ji(st, "system_cpu", 0)), "total",
+        sacct_json_cpu(loom_ji(st, "total_cpu", 0)), "user",
+        sacct_json_cpu(loom_ji(st, "user_cpu", 0)));
 }
 
 /* srun steps ask for no frequency (NO_VAL: null, every governor bit);

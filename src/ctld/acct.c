@@ -101,12 +101,15 @@ static json_t *acct_batch_rec(const ctld_job_t *job)
     uint32_t ncpus = job->alloc.nnodes ? job->alloc.nodes[0].ncpus : 1;
     char tres[96];
     acct_step_tres(ncpus, job->alloc.nnodes ? job->alloc.nodes[0].mem : 0, 1, tres, sizeof(tres));
-    return json_pack("{s:I, s:I, s:s, s:s, s:s, s:i, s:I, s:I, s:s, s:i, s:i, s:I, s:s}", "job_id",
-                     (json_int_t)job->id, "submit_time", (json_int_t)job->submit_time, "step_id",
-                     "batch", "name", "batch", "state", state, "exit_code", job->exit_code,
-                     "start_time", (json_int_t)job->start_time, "end_time",
-                     (json_int_t)(ended ? job->end_time : 0), "nodes", job->batch_host, "nnodes", 1,
-                     "ntasks", 1, "ncpus", (json_int_t)ncpus, "tres_alloc", tres);
+    json_t *rec = json_pack(
+        "{s:I, s:I, s:s, s:s, s:s, s:i, s:I, s:I, s:s, s:i, s:i, s:I, s:s}", "job_id",
+        (json_int_t)job->id, "submit_time", (json_int_t)job->submit_time, "step_id", "batch",
+        "name", "batch", "state", state, "exit_code", job->exit_code, "start_time",
+        (json_int_t)job->start_time, "end_time", (json_int_t)(ended ? job->end_time : 0), "nodes",
+        job->batch_host, "nnodes", 1, "ntasks", 1, "ncpus", (json_int_t)ncpus, "tres_alloc", tres);
+    if (job->tot_sus_time) /* suspended with its job */
+        json_object_set_new(rec, "tot_sus_time", json_integer(job->tot_sus_time));
+    return rec;
 }
 
 static void acct_put(ctld_t *c, const char *kind, json_t *rec)

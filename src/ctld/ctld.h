@@ -103,6 +103,10 @@ typedef struct ctld_job {
     char *dependency, *submit_host, *gres, *gpus, *mail_type, *mail_user;
     ctld_part_t *part;
     int64_t submit_time, eligible_time, begin_time, start_time, end_time, suspend_time;
+    /* Suspension (Slurm's): run seconds before the last suspend, and all the
+     * seconds suspended up to the last resume; suspend_time is the last
+     * suspend or resume. Suspended time is not run time (job_state.c). */
+    int64_t pre_sus_time, tot_sus_time;
     int64_t time_limit; /* minutes, -1 infinite */
     int64_t time_min;
     uint32_t min_nodes, max_nodes, ntasks, ntasks_per_node, cpus_per_task, min_cpus;

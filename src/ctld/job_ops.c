@@ -115,6 +115,11 @@ bool ctld_job_runs(const ctld_job_t *job)
     return base == LOOM_JOB_RUNNING || base == LOOM_JOB_SUSPENDED;
 }
 
+int64_t ctld_job_limit_end(const ctld_job_t *job)
+{
+    return job->start_time + job->time_limit * 60 + job->tot_sus_time;
+}
+
 int ctld_job_report_completed(ctld_t *c, ctld_job_t *job, const json_t *report, loom_err_t *err)
 {
     if (!ctld_job_is_run(job, json_object_get(report, "run")) && ctld_job_runs(job)) {
@@ -312,7 +317,7 @@ static void ops_time_limits(ctld_t *c, int64_t now)
         if (loom_job_base(job->state) != LOOM_JOB_RUNNING)
             continue;
         const char *over = ctld_policy_time_out(pu, job, now);
-        if (!over && (job->time_limit < 0 || now < job->start_time + job->time_limit * 60 + grace))
+        if (!over && (job->time_limit < 0 || now < ctld_job_limit_end(job) + grace))
             continue;
         if (over)
             loom_info("job %u timed out: its association or QOS reached %s", job->id, over);

@@ -43,6 +43,10 @@ int ctld_job_report_completed(ctld_t *c, ctld_job_t *job, const json_t *report, 
 bool ctld_job_is_run(const ctld_job_t *job, const json_t *run);
 /* RUNNING or SUSPENDED. */
 bool ctld_job_runs(const ctld_job_t *job);
+/* When a started job reaches its time limit: its start + limit, later by the
+ * time it spent suspended up to its last resume (as slurmctld moves EndTime
+ * at resume). Meaningless for a job without a limit (time_limit < 0). */
+int64_t ctld_job_limit_end(const ctld_job_t *job);
 /* scancel without --signal. Security: the caller checked ownership. */
 int ctld_job_cancel(ctld_t *c, ctld_job_t *job, loom_err_t *err);
 /* scancel: the same, recording the requester's uid (cancelled_by, sacct's

@@ -7,6 +7,7 @@
 #include "ctld/job_array.h"
 #include "ctld/job_desc.h"
 #include "ctld/job_mgr.h"
+#include "ctld/job_ops.h"
 #include "ctld/sched_job.h"
 #include "ctld/step_mgr.h"
 
@@ -78,6 +79,8 @@ static const rec_int_t rec_ints[] = {
     I("start_time", start_time, 'i', false),
     I("end_time", end_time, 'i', false),
     IZ("suspend_time", suspend_time, 'i', false),
+    IZ("pre_sus_time", pre_sus_time, 'i', false),
+    IZ("tot_sus_time", tot_sus_time, 'i', false),
     I("time_limit", time_limit, 'i', false),
     IZ("time_min", time_min, 'i', false),
     I("num_tasks", ntasks, 'u', false),
@@ -369,7 +372,7 @@ static void rec_times(const ctld_job_t *job, json_t *rec)
     if (pending && job->begin_time)
         json_object_set_new(rec, "start_time", json_integer(job->begin_time));
     if (!pending && job->end_time == 0 && job->start_time && job->time_limit >= 0)
-        json_object_set_new(rec, "end_time", json_integer(job->start_time + job->time_limit * 60));
+        json_object_set_new(rec, "end_time", json_integer(ctld_job_limit_end(job)));
 }
 
 static void rec_memory(const ctld_t *c, const ctld_job_t *job, json_t *rec)

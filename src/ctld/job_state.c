@@ -84,12 +84,27 @@ static int state_apply_start(ctld_t *c, ctld_job_t *job, const json_t *ev, loom_
     job->batch_host = loom_xstrdup(bh ? bh : c->snodes[job->alloc.nodes[0].node].name);
     job->start_time = json_integer_value(json_object_get(ev, "start_time"));
     job->end_time = 0;
+    job->suspend_time = job->pre_sus_time = job->tot_sus_time = 0;
     job->reason = "None";
     job->launch_sent = false;
     job->launch_acked = false;
     job->kill_sent = 0;
     job->next_step_id = 0;
     return 0;
+}
+
+/* Suspend and resume as slurmctld counts them: the run so far goes to
+ * pre_sus_time at a suspend, the pause to tot_sus_time at the resume. */
+static void state_apply_suspend(ctld_job_t *job, bool resume, int64_t t)
+{
+    int64_t since = job->suspend_time > job->start_time ? job->suspend_time : job->start_time;
+    if (t < since)
+        t = since;
+    if (resume)
+        job->tot_sus_time += t - since;
+    else
+        job->pre_sus_time += t - since;
+    job->suspend_time = t;
 }
 
 static void state_apply_end(ctld_job_t *job, const json_t *ev, int64_t t)
@@ -99,6 +114,9 @@ static void state_apply_end(ctld_job_t *job, const json_t *ev, int64_t t)
         job->exit_code = (int)json_integer_value(code);
     json_int_t end = json_integer_value(json_object_get(ev, "end_time"));
     job->end_time = end > 0 ? end : t;
+    /* A job ended while suspended ran until its suspension (slurmctld). */
+    if (loom_job_base(job->state) == LOOM_JOB_SUSPENDED && job->suspend_time)
+        job->end_time = job->suspend_time;
     if (!job->start_time)
         job->start_time = job->end_time;
     job->reason = ctld_reason_intern(json_string_value(json_object_get(ev, "reason")));
@@ -117,6 +135,7 @@ static void state_apply_requeue(ctld_job_t *job, const json_t *ev, int64_t t)
     /* Each run is its own accounting record, keyed (job id, submit time) as
      * slurmdbd's: a run requeued in its own submit second gets the next one. */
     job->submit_time = t > job->submit_time ? t : job->submit_time + 1;
+    job->suspend_time = job->pre_sus_time = job->tot_sus_time = 0;
     job->begin_time = json_integer_value(json_object_get(ev, "begin_time"));
     const char *hold = json_string_value(json_object_get(ev, "hold"));
     if (hold) {
@@ -168,8 +187,9 @@ static int state_apply_job(ctld_t *c, const json_t *ev, loom_err_t *err)
         state_apply_requeue(job, ev, t);
     else if (e == LOOM_JOB_EV_RELEASE)
         job->priority = (uint32_t)json_integer_value(json_object_get(ev, "priority"));
-    else if (e != LOOM_JOB_EV_EPILOG_DONE && e != LOOM_JOB_EV_BOOTED && e != LOOM_JOB_EV_SUSPEND &&
-             e != LOOM_JOB_EV_RESUME)
+    else if (e == LOOM_JOB_EV_SUSPEND || e == LOOM_JOB_EV_RESUME)
+        state_apply_suspend(job, e == LOOM_JOB_EV_RESUME, t);
+    else if (e != LOOM_JOB_EV_EPILOG_DONE && e != LOOM_JOB_EV_BOOTED)
         state_apply_end(job, ev, t);
     if (rc < 0)
         return rc;

@@ -5,6 +5,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "ctld/job_mgr.h"
+#include "ctld/job_ops.h"
 #include "ctld/job_rec.h"
 #include "ctld/sched_driver.h"
 #include "ctld/sched_job.h"
@@ -123,7 +124,7 @@ void ctld_bf_fini(ctld_t *c)
 
 static int64_t bf_job_end(const ctld_job_t *job)
 {
-    return job->time_limit < 0 ? LOOM_SCHED_BF_NEVER : job->start_time + job->time_limit * 60;
+    return job->time_limit < 0 ? LOOM_SCHED_BF_NEVER : ctld_job_limit_end(job);
 }
 
 static loom_sched_bf_t *bf_planner(ctld_t *c, int64_t now, uint32_t nslots)

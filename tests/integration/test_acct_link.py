@@ -299,3 +299,47 @@ def test_requeue_same_second_keeps_each_run(acct_cluster):
     assert rows[2][2] > rows[0][2], rows  # each run its own submit second
     last = sacct_rows(c, "-j", jid, "-o", "JobID,State")
     assert [r[0] for r in last] == [jid], last
+
+
+def test_suspended_time_is_not_run_time(acct_cluster):
+    """scontrol suspend/resume as slurmctld 22.05 counts them (side by side):
+    while suspended, squeue's TIME and RunTime stand at the run before the
+    suspend (SecsPreSuspend); the resume moves EndTime (the time limit) on by
+    the pause; sacct's Elapsed leaves the pause out and Suspended shows it."""
+    c, a = acct_cluster
+    jid = c.run("sbatch", "--parsable", "-t", "5", "-o", "/dev/null", "--wrap", "sleep 300",
+                check=True).stdout.strip()
+    c.wait_job(int(jid), "RUNNING")
+    time.sleep(1.2)
+    c.run("scontrol", "suspend", jid, check=True)
+
+    def show():
+        out = c.run("scontrol", "show", "job", jid, check=True).stdout
+        return dict(kv.split("=", 1) for kv in out.split() if "=" in kv)
+    before = show()
+    assert before["JobState"] == "SUSPENDED" and before["SuspendTime"] != "None", before
+    pre = int(before["SecsPreSuspend"])
+    assert pre >= 1 and before["RunTime"] == "00:00:%02d" % pre, before
+    time.sleep(2.5)
+    sq = c.run("squeue", "-h", "-j", jid, "-o", "%M %L", check=True).stdout.split()
+    assert sq == ["0:%02d" % pre, "4:%02d" % (60 - pre)], sq
+    c.run("scontrol", "resume", jid, check=True)
+    after = show()
+    paused = (int(time.mktime(time.strptime(after["SuspendTime"], "%Y-%m-%dT%H:%M:%S"))) -
+              int(time.mktime(time.strptime(before["SuspendTime"], "%Y-%m-%dT%H:%M:%S"))))
+    assert paused >= 2, (before, after)
+    end0 = time.mktime(time.strptime(before["EndTime"], "%Y-%m-%dT%H:%M:%S"))
+    end1 = time.mktime(time.strptime(after["EndTime"], "%Y-%m-%dT%H:%M:%S"))
+    assert end1 - end0 == paused, (before, after)
+    c.run("scancel", jid, check=True)
+    rows = []
+
+    def ended():
+        rows[:] = sacct_rows(c, "-X", "-j", jid, "-o", "Start,End,ElapsedRaw,Suspended")
+        return rows and rows[0][1] != "Unknown"
+    c.wait_for(ended, "the job's end in sacct", timeout=60, interval=0.5)
+    start, end, elapsed, susp = rows[0]
+    secs = (time.mktime(time.strptime(end, "%Y-%m-%dT%H:%M:%S")) -
+            time.mktime(time.strptime(start, "%Y-%m-%dT%H:%M:%S")))
+    assert susp == "00:00:%02d" % paused and int(elapsed) == secs - paused, rows
+    assert c.run("scontrol", "resume", jid).returncode != 0  # not suspended any more

@@ -218,8 +218,13 @@ static void test_job_records(void **state)
         {"{\"job_id\":5,\"state\":[\"COMPLETED\",\"COMPLETING\"],\"start_time\":100,"
          "\"end_time\":130}",
          "5", "COMPLETING", 30},
-        {"{\"job_id\":6,\"state\":[\"SUSPENDED\"],\"start_time\":100,\"suspend_time\":110}", "6",
-         "SUSPENDED", 10},
+        {"{\"job_id\":6,\"state\":[\"SUSPENDED\"],\"start_time\":100,\"suspend_time\":110,"
+         "\"pre_sus_time\":10}",
+         "6", "SUSPENDED", 10},
+        /* resumed at 120 after 10 s run: suspended time is not run time */
+        {"{\"job_id\":7,\"state\":[\"RUNNING\"],\"start_time\":100,\"suspend_time\":120,"
+         "\"pre_sus_time\":10}",
+         "7", "RUNNING", 40},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         json_t *j = json_loads(cases[i].json, 0, NULL);
