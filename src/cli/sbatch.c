@@ -18,6 +18,7 @@
 #include "cli/cli_common.h"
 #include "cli/cli_format.h"
 
+#include "common/jobenv.h"
 #include "common/jobopt.h"
 #include "common/jobscript.h"
 #include "common/jobstate.h"
@@ -214,6 +215,27 @@ static int sbatch_check_script(sbatch_t *sb)
     return 0;
 }
 
+/* As sbatch 22.05 marks a job whose environment is not the submitter's whole
+ * one (--export=NONE or names without ALL) or that asks --get-user-env: the
+ * job's variables get SLURM_EXPORT_ENV=<spec> and SLURM_GET_USER_ENV=1, and
+ * the node puts them over the user's login environment (loomstepd). */
+static void sbatch_user_env(sbatch_t *sb)
+{
+    const char *spec = sb->opt.export_env;
+    bool all = !spec, get = false;
+    loom_strv_t items = LOOM_STRV_INIT;
+    loom_jobenv_export_split(spec ? spec : "", &items);
+    for (size_t i = 0; i < items.n; i++)
+        all = all || strcasecmp(items.v[i], "ALL") == 0;
+    for (size_t i = 0; i < sb->opt.ignored.n; i++)
+        get = get || strncmp(sb->opt.ignored.v[i], "--get-user-env", 14) == 0;
+    loom_strv_free(&items);
+    if (!all)
+        loom_jobenv_set(&sb->opt.env, "SLURM_EXPORT_ENV", spec);
+    if (!all || get)
+        loom_jobenv_set(&sb->opt.env, "SLURM_GET_USER_ENV", "1");
+}
+
 /* All option sources, the working directory and the environment. */
 static int sbatch_options(sbatch_t *sb, int argc, char **argv)
 {
@@ -229,6 +251,7 @@ static int sbatch_options(sbatch_t *sb, int argc, char **argv)
     }
     loom_jobopt_set_cwd(&sb->opt, cwd);
     loom_jobopt_export_env(&sb->opt, environ);
+    sbatch_user_env(sb);
     for (size_t i = 0; i < sb->opt.ignored.n; i++)
         loom_cli_verbose(&sb->cli, "option %s is accepted and ignored", sb->opt.ignored.v[i]);
     return 0;

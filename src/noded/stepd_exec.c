@@ -8,6 +8,10 @@
  * needs is prepared in the parent, so that between fork and exec it makes
  * only system calls. A failure in the child is sent back over a close-on-exec
  * pipe: EOF there means exec succeeded.
+ *
+ * A job submitted with --export=NONE or a list of names without ALL first
+ * gets its user's login environment, as slurmd 22.05 loads it (`su -`): the
+ * user's login shell prints it (8 s at most), the job's variables go on top.
  */
 #include "noded/stepd.h"
 
@@ -25,9 +29,13 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define STEPD_MAX_GROUPS 1024
@@ -236,6 +244,128 @@ static size_t stepd_gpus(const json_t *alloc, uint32_t *gpus, size_t max)
     return n;
 }
 
+/* ------------------------------------------------- the user's login environment */
+
+#define STEPD_UENV_MARK "\036LOOMENV\036"
+#define STEPD_UENV_MS   8000 /* Slurm's default --get-user-env timeout */
+
+/* sbatch 22.05: --export=NONE or a list without ALL loads the user's login
+ * environment on the node, "as if --get-user-env was specified"; sbatch says
+ * so with SLURM_GET_USER_ENV=1 among the job's variables. */
+static bool stepd_wants_user_env(const char *spec, const loom_strv_t *submit)
+{
+    for (size_t i = 0; i < submit->n; i++)
+        if (strcmp(submit->v[i], "SLURM_GET_USER_ENV=1") == 0)
+            return true;
+    if (!spec || !*spec)
+        return false;
+    loom_strv_t items = LOOM_STRV_INIT;
+    loom_jobenv_export_split(spec, &items);
+    bool all = false;
+    for (size_t i = 0; i < items.n; i++)
+        all = all || strcasecmp(items.v[i], "ALL") == 0;
+    loom_strv_free(&items);
+    return !all;
+}
+
+/* The child: the user's login shell prints its environment after a mark. */
+static void stepd_uenv_child(const stepd_child_t *ch, const char *dir, const char *shell,
+                             char *const *argv, char *const *envp, int out)
+{
+    int null = open("/dev/null", O_RDWR);
+    if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(null, 2) < 0)
+        _exit(127);
+    if (ch->drop && (setgroups((size_t)ch->ngroups, ch->groups) < 0 || setgid(ch->gid) < 0 ||
+                     setuid(ch->uid) < 0))
+        _exit(127);
+    if (chdir(dir) < 0 && chdir("/") < 0)
+        _exit(127);
+    execve(shell, argv, envp);
+    _exit(127);
+}
+
+/* Everything the child wrote to fd until EOF or the deadline; kills it then. */
+static void stepd_uenv_read(pid_t pid, int fd, loom_sbuf_t *out)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    char buf[4096];
+    for (;;) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long left =
+            STEPD_UENV_MS - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+        struct pollfd p = {fd, POLLIN, 0};
+        if (left <= 0 || poll(&p, 1, (int)left) <= 0) {
+            kill(pid, SIGKILL);
+            loom_sbuf_reset(out);
+            break;
+        }
+        ssize_t n = read(fd, buf, sizeof(buf));
+        if (n <= 0)
+            break;
+        loom_sbuf_addn(out, buf, (size_t)n);
+    }
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
+/* The "K=V" entries after the mark, but the shell's own PWD, SHLVL, OLDPWD, _. */
+static void stepd_uenv_parse(const loom_sbuf_t *text, loom_strv_t *env)
+{
+    const char *p = memmem(loom_sbuf_str(text), text->len, STEPD_UENV_MARK, 9);
+    if (!p)
+        return;
+    const char *end = loom_sbuf_str(text) + text->len;
+    for (p += 9; p < end; p += strlen(p) + 1) {
+        size_t len = strcspn(p, "=");
+        if (!p[len] || len == 0 || (len == 1 && *p == '_') || !strncmp(p, "PWD=", 4) ||
+            !strncmp(p, "OLDPWD=", 7) || !strncmp(p, "SHLVL=", 6))
+            continue;
+        char *name = loom_xstrndup(p, len);
+        loom_jobenv_set(env, name, p + len + 1);
+        free(name);
+    }
+}
+
+/* The job user's login environment into env (nothing when it cannot be had:
+ * not root and not the user, no such user, no answer within 8 s). */
+static void stepd_user_env(const loom_stepd_t *s, const stepd_child_t *ch, loom_strv_t *env)
+{
+    struct passwd *pw = getpwuid(ch->uid);
+    if (!pw || (!ch->drop && geteuid() != ch->uid))
+        return;
+    const char *shell = pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh";
+    const char *base = strrchr(shell, '/') ? strrchr(shell, '/') + 1 : shell;
+    loom_sbuf_t a0 = LOOM_SBUF_INIT, text = LOOM_SBUF_INIT;
+    loom_sbuf_addf(&a0, "-%s", base); /* a login shell, as `su -` starts it */
+    char *argv[] = {(char *)loom_sbuf_str(&a0), "-c", "printf '\\036LOOMENV\\036'; exec env -0",
+                    NULL};
+    loom_strv_t envp = LOOM_STRV_INIT;
+    loom_jobenv_set(&envp, "HOME", pw->pw_dir);
+    loom_jobenv_set(&envp, "USER", pw->pw_name);
+    loom_jobenv_set(&envp, "LOGNAME", pw->pw_name);
+    loom_jobenv_set(&envp, "SHELL", shell);
+    loom_jobenv_set(&envp, "PATH", "/usr/local/bin:/usr/bin:/bin");
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) == 0) {
+        pid_t pid = fork();
+        if (pid == 0)
+            stepd_uenv_child(ch, pw->pw_dir, shell, argv, envp.v, fds[1]);
+        close(fds[1]);
+        if (pid > 0)
+            stepd_uenv_read(pid, fds[0], &text);
+        close(fds[0]);
+    }
+    stepd_uenv_parse(&text, env);
+    if (!text.len)
+        loom_info("stepd job %u: could not load the login environment of %s", s->job_id,
+                  pw->pw_name);
+    loom_strv_free(&envp);
+    loom_sbuf_free(&a0);
+    loom_sbuf_free(&text);
+}
+
 static int stepd_env(loom_stepd_t *s, stepd_child_t *ch, uint32_t *index, loom_err_t *err)
 {
     loom_strv_t submit = LOOM_STRV_INIT;
@@ -243,6 +373,8 @@ static int stepd_env(loom_stepd_t *s, stepd_child_t *ch, uint32_t *index, loom_e
     stepd_submit_env(json_object_get(s->job, "env"), &submit);
     int rc = loom_jobenv_job_from_json(s->job, s->node_name, &job, index, err);
     if (rc == 0) {
+        if (stepd_wants_user_env(job.export_env, &submit))
+            stepd_user_env(s, ch, &ch->env); /* the job's variables go on top */
         rc = loom_jobenv_export(job.export_env, submit.v, &ch->env, err);
         uint32_t gpus[256];
         json_t *alloc = json_array_get(json_object_get(s->job, "alloc"), *index);

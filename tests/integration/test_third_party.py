@@ -35,6 +35,7 @@ cluster's configuration (DefMemPerCPU, accounts) aside.
   -j ID`; ReqMem is the job's whole request as 22.05 prints it (no 'c').
 """
 import os
+import pwd
 import re
 import shutil
 import subprocess
@@ -310,6 +311,11 @@ def test_ood_adapter(tp):
     datetime.strptime(job["submit_time"], "%Y-%m-%dT%H:%M:%S")
     datetime.strptime(job["start_time"], "%Y-%m-%dT%H:%M:%S")
     assert job["gres"] == "N/A" and job["work_dir"] == str(c.work), job
+    # --export NONE: the user's login environment (HOME, a login PATH), as
+    # slurmd loads it, under SLURM_EXPORT_ENV/SLURM_GET_USER_ENV; FOO not sent.
+    out = c.work / ("ood-%s.out" % jid)
+    until("the job's first line", lambda: out.exists() and out.read_text())
+    assert out.read_text() == "home=%s foo=unset\n" % pwd.getpwuid(os.getuid()).pw_dir
     # The status query (attrs job_id, array_job_task_id, state_compact) with -M.
     few = [f for f in OOD_FIELDS if f[0] in ("job_id", "array_job_task_id", "state_compact")]
     assert ood_get_jobs(c, jid, "loomtest", few) == [
