@@ -103,6 +103,8 @@ static node_keep_t *ctld_keep_nodes(ctld_t *c, size_t *n)
         k[i].saved = c->nodes[i];
         k[i].name = loom_xstrdup(c->nodes[i].cfg->name);
         k[i].saved.version = c->nodes[i].version ? loom_xstrdup(c->nodes[i].version) : NULL;
+        k[i].saved.arch = c->nodes[i].arch ? loom_xstrdup(c->nodes[i].arch) : NULL;
+        k[i].saved.os = c->nodes[i].os ? loom_xstrdup(c->nodes[i].os) : NULL;
     }
     *n = c->nnodes;
     return k;
@@ -122,11 +124,15 @@ static void ctld_restore_nodes(ctld_t *c, node_keep_t *k, size_t n)
             node->load = s->load;
             node->free_mem = s->free_mem;
             node->version = s->version;
-            k[i].saved.version = NULL;
+            node->arch = s->arch;
+            node->os = s->os;
+            k[i].saved.version = k[i].saved.arch = k[i].saved.os = NULL;
         }
         if (k[i].saved.link)
             ctld_conn_set_node(k[i].saved.link, node);
         free(k[i].saved.version);
+        free(k[i].saved.arch);
+        free(k[i].saved.os);
         free(k[i].name);
     }
     free(k);

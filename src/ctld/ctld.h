@@ -176,6 +176,7 @@ typedef struct ctld_node {
     uint32_t cpus, boards, sockets, cores, threads; /* as registered (else configured) */
     int64_t real_memory, tmp_disk;
     char *version;
+    char *arch, *os;   /* uname at registration: "x86_64", "Linux 6.1.0 #1 SMP ..." */
     ctld_conn_t *link; /* the loomd connection, NULL when none */
     char **partitions; /* names, borrowed from the partitions */
     size_t npartitions;

@@ -144,6 +144,8 @@ void ctld_node_mgr_fini(ctld_t *c)
     for (size_t i = 0; i < c->nnodes; i++) {
         free(c->nodes[i].reason);
         free(c->nodes[i].version);
+        free(c->nodes[i].arch);
+        free(c->nodes[i].os);
         free(c->nodes[i].partitions);
         free(c->nodes[i].gres_text);
         loom_sched_node_fini(&c->snodes[i]);
@@ -319,6 +321,12 @@ static void node_mgr_hw_info(ctld_node_t *n, const json_t *req, int64_t now)
     const char *v = json_string_value(json_object_get(req, "version"));
     free(n->version);
     n->version = loom_xstrdup(v ? v : LOOM_SLURM_VERSION);
+    const char *arch = json_string_value(json_object_get(req, "arch"));
+    const char *os = json_string_value(json_object_get(req, "os"));
+    free(n->arch);
+    free(n->os);
+    n->arch = arch ? loom_xstrdup(arch) : NULL;
+    n->os = os ? loom_xstrdup(os) : NULL;
     n->slurmd_start = now;
     n->last_heard = now;
 }
@@ -653,6 +661,10 @@ static void node_mgr_rec_dynamic(const ctld_t *c, const ctld_node_t *n, uint32_t
     }
     if (n->version)
         json_object_set_new(o, "version", json_string(n->version));
+    if (n->arch)
+        json_object_set_new(o, "arch", json_string(n->arch));
+    if (n->os)
+        json_object_set_new(o, "os", json_string(n->os));
     if (n->free_mem >= 0)
         json_object_set_new(o, "free_mem", json_integer(n->free_mem));
     if (n->registered)

@@ -14,9 +14,12 @@
 #include "common/proto.h"
 #include "common/xalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <time.h>
 
 #define CTL_BACKOFF_FIRST_MS 100
 #define CTL_BACKOFF_MAX_MS   5000
@@ -248,6 +251,25 @@ static void ctl_connect(loom_noded_t *n)
     }
 }
 
+/* What slurmd reports of its host: "boot_time", the machine's (BootTime;
+ * loomd's start when the uptime is unknown), "arch" and "os": the machine,
+ * and the kernel's name, release and version ("Linux 6.1.0 #1 SMP ..."). */
+static void ctl_host_facts(const loom_noded_t *n, json_t *req)
+{
+    struct sysinfo si;
+    int64_t boot = n->boot_time;
+    if (sysinfo(&si) == 0 && si.uptime > 0)
+        boot = (int64_t)time(NULL) - si.uptime;
+    json_object_set_new(req, "boot_time", json_integer(boot));
+    struct utsname u;
+    if (uname(&u) < 0)
+        return;
+    char os[sizeof(u.sysname) + sizeof(u.release) + sizeof(u.version) + 3];
+    snprintf(os, sizeof(os), "%s %s %s", u.sysname, u.release, u.version);
+    json_object_set_new(req, "arch", json_string(u.machine));
+    json_object_set_new(req, "os", json_string(os));
+}
+
 json_t *loom_noded_register_msg(loom_noded_t *n)
 {
     const loom_conf_nodecfg_t *cfg = n->me->cfg;
@@ -273,7 +295,7 @@ json_t *loom_noded_register_msg(loom_noded_t *n)
     json_object_set_new(req, "gres", gres);
     json_object_set_new(req, "port", json_integer(n->me->port));
     json_object_set_new(req, "version", json_string(LOOM_SLURM_VERSION));
-    json_object_set_new(req, "boot_time", json_integer(n->boot_time));
+    ctl_host_facts(n, req);
     json_object_set_new(req, "jobs", jobs);
     return req;
 }

@@ -5,6 +5,7 @@ The layouts themselves are compared byte for byte with real Slurm in
 test_cli_layouts.py; here the commands talk to the real controller: filters,
 updates, holds, cancels, exit codes and Slurm's messages.
 """
+import calendar
 import json
 import os
 import re
@@ -168,6 +169,15 @@ def test_scontrol_nodes_partitions_ping(cluster):
     text = run(cluster, "scontrol", "show", "node", "node1").stdout
     assert text.startswith("NodeName=node1 ")
     assert "\n   State=IDLE ThreadsPerCore=1 " in text
+    # loomd's uname, where and as slurmd 22.05's shows it; BootTime the host's
+    u = os.uname()
+    assert text.startswith("NodeName=node1 Arch=%s CoresPerSocket=" % u.machine), text
+    assert "Version=22.05.8\n   OS=%s %s %s \n   RealMemory=" % (u.sysname, u.release,
+                                                               u.version) in text, text
+    with open("/proc/uptime") as f:
+        boot = time.time() - float(f.read().split()[0])
+    shown = re.search(r"\n   BootTime=(\S+) ", text).group(1)  # TZ=UTC
+    assert abs(calendar.timegm(time.strptime(shown, "%Y-%m-%dT%H:%M:%S")) - boot) < 30, text
     assert "\n   Gres=gpu:tesla:2\n" in text
     doc = json.loads(run(cluster, "scontrol", "show", "nodes", "--json").stdout)
     names = {n["name"]: n for n in doc["nodes"]}
