@@ -28,7 +28,7 @@ cluster's configuration (DefMemPerCPU, accounts) aside.
   --Format='Nodes: ,GresUsed:' with the literal quotes Go passes (the bad
   first field reported, its suffix still printed), squeue
   -a -r -h -o '%A|%T|%r' and -O 'JobID:|,...' , sshare -a -P -n -o ...,
-  sacct -P -n --starttime --endtime --format ... --state ...
+  sacct -P -n --starttime --endtime --format ... --state ..., sdiag.
 - reportseff and Princeton's jobstats: `sacct --helpformat`, `sacct -P -n
   --delimiter=^|^ --format=... --jobs=A,B_1,C.0` split on the delimiter,
   `sacct -P -X -n -o jobidraw,start,end,cluster,reqtres,admincomment,...
@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 @pytest.fixture
 def tp(make_cluster):
     """Two 4-CPU nodes, loomdbd on SQLite, MinJobAge=300."""
-    need("loomdbd", "sacct", "sbatch", "squeue", "scancel", "scontrol", "sinfo", "salloc")
+    need("loomdbd", "sacct", "sbatch", "squeue", "scancel", "scontrol", "sinfo", "salloc", "sdiag")
     with acct_beside(make_cluster, cpus=4, gpus=0) as (c, _):
         yield c
 
@@ -403,6 +403,17 @@ def test_prometheus_slurm_exporter(tp):
     p = run(c, "sshare", "-a", "-P", "-n", "-o",
             "Account,User,RawShares,NormShares,RawUsage,NormUsage,FairShare")
     assert p.returncode == 0 and all(len(l.split("|")) == 7 for l in p.stdout.splitlines()), p
+    # scheduler.go: sdiag every scrape (vpenso's exporter exits when it cannot
+    # run it), its figures read with regexes.
+    p = run(c, "sdiag")
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    for key in ("Server thread count", "Agent queue size", "DBD Agent queue size",
+                "Last cycle", "Last queue length", "Last depth cycle",
+                r"Total backfilled jobs \(since last slurm start\)", "Jobs running"):
+        assert re.search(r"%s:\s+\d+" % key, p.stdout), key
+    counts = dict(re.findall(r"^Jobs (\w+):\s+(\d+)$", p.stdout, re.M))
+    assert int(counts["submitted"]) >= 3 and counts["running"] == "1", p.stdout
+    assert int(counts["failed"]) >= 1 and counts["pending"] == "1", p.stdout
     # sacct_efficiency.go: the window with both ends and a state list.
     in_sacct(c, int(failed))
     now = datetime.now()
