@@ -172,7 +172,7 @@ static void show_job_times(show_rec_t *r, const json_t *j, time_t now)
     show_addf(r, " SecsPreSuspend=%lld ", (long long)loom_ji(j, "pre_sus_time", 0));
     int64_t eval = loom_ji(j, "last_sched_eval", loom_ji(j, "submit_time", 0));
     show_date(r, "LastSchedEval", (time_t)eval, "Unknown");
-    show_addf(r, " Scheduler=Main");
+    show_addf(r, " Scheduler=%s", show_str(j, "scheduler", "Main"));
     show_eol(r);
 }
 
@@ -240,6 +240,8 @@ static void show_job_size(const loom_scontrol_t *sc, show_rec_t *r, const json_t
               show_str(j, "exc_nodes", "(null)"));
     show_eol(r);
     show_addf(r, "NodeList=%s", show_str(j, "nodes", ""));
+    if (loom_js(j, "sched_nodes")) /* the backfill plan's nodes */
+        show_addf(r, " SchedNodeList=%s", loom_js(j, "sched_nodes"));
     show_eol(r);
     if (loom_js(j, "batch_host") && *loom_js(j, "batch_host")) {
         show_addf(r, "BatchHost=%s", loom_js(j, "batch_host"));

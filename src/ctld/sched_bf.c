@@ -197,6 +197,10 @@ static void bf_apply(ctld_t *c, ctld_bf_run_t *r, loom_sched_job_t *e, loom_sche
 {
     ctld_job_t *job = e->ctx;
     if (res->verdict == LOOM_SCHED_STARTED) {
+        if (job->sx) {
+            job->sx->bf_eval = r->now;
+            job->sx->bf_started = true;
+        }
         loom_sched_alloc_release(c->snodes, c->nnodes, &res->alloc);
         ctld_sched_start_entry(c, job, e->part, &res->alloc, r->now);
         c->sched.x->bf_started++;
@@ -207,6 +211,7 @@ static void bf_apply(ctld_t *c, ctld_bf_run_t *r, loom_sched_job_t *e, loom_sche
     char *nodes = res->start && res->alloc.nnodes ? ctld_alloc_nodelist(c, &res->alloc) : NULL;
     ctld_sched_job_plan(c, job, res->start, nodes);
     job->sx->plan_run = r->id;
+    job->sx->bf_eval = r->now;
     free(nodes);
 }
 

@@ -393,9 +393,26 @@ bool ctld_sched_part_policy_ok(const ctld_t *c, const ctld_job_t *job, const ctl
 
 /* ---- records and plans -------------------------------------------------------------- */
 
+/* LastSchedEval and Scheduler as slurmctld 22.05 shows them: a pending job
+ * backfill planned "Backfill:*" at that pass, a job backfill started
+ * "Backfill", another started job "Main" at its start. */
+static void sjob_rec_eval(const ctld_job_t *job, json_t *rec)
+{
+    const ctld_sched_job_t *sx = job->sx;
+    bool pending = loom_job_base(job->state) == LOOM_JOB_PENDING;
+    if (sx && sx->bf_eval && (pending || sx->bf_started)) {
+        json_object_set_new(rec, "last_sched_eval", json_integer(sx->bf_eval));
+        json_object_set_new(rec, "scheduler", json_string(pending ? "Backfill:*" : "Backfill"));
+    } else if (!pending && job->start_time > 0) {
+        json_object_set_new(rec, "last_sched_eval", json_integer(job->start_time));
+    }
+}
+
 void ctld_sched_rec_extra(const ctld_t *c, const ctld_job_t *job, json_t *rec, bool full)
 {
     const ctld_sched_job_t *sx = job->sx;
+    if (!full)
+        sjob_rec_eval(job, rec);
     if (full || !sx || loom_job_base(job->state) != LOOM_JOB_PENDING)
         return;
     if (sx->nparts > 1) {

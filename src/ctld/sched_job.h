@@ -52,6 +52,8 @@ typedef struct ctld_sched_job {
     int64_t planned;    /* planned start while pending (0: none) */
     uint64_t plan_run;  /* the backfill pass that planned it */
     char *sched_nodes;  /* planned nodes (squeue %Y) */
+    int64_t bf_eval;    /* when backfill last looked at it (LastSchedEval; 0: never) */
+    bool bf_started;    /* backfill started it (scontrol's Scheduler=Backfill) */
     char *policy_why;   /* the last partition-policy reason (job->reason may point here) */
 } ctld_sched_job_t;
 

@@ -158,6 +158,12 @@ def test_backfill_starts_small_job_early(make_cluster):
     assert _start(c.job(late)) == (blk["start_time"] + 120 + 300) // 60 * 60
     sq = c.run("squeue", "--start", "-h", "-o", "%i %Y").stdout.split()
     assert sq[:2] == [str(big), "node1"]
+    # scontrol as 22.05 shows a job backfill planned, and one it started
+    text = c.run("scontrol", "show", "job", str(big), check=True).stdout
+    assert "\n   NodeList= SchedNodeList=node1\n" in text, text
+    assert re.search(r" LastSchedEval=\S+ Scheduler=Backfill:\*\n", text), text
+    text = c.run("scontrol", "show", "job", str(small), check=True).stdout
+    assert " Scheduler=Backfill\n" in text and "SchedNodeList" not in text, text
     # sbatch --test-only plans from the running jobs: now for a fitting job
     p = c.run("sbatch", "--test-only", "-n1", "-t1", "--wrap=true")
     assert re.fullmatch(r"sbatch: Job \d+ to start at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d using 1 "
