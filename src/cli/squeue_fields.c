@@ -264,7 +264,16 @@ static int nodelist_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf
 }
 GETTER_F(nodelist)
 
-GETTER_OF(batch_host, fields_str, "batch_host", "n/a")
+/* %B: a batch job's batch host, an interactive one's (salloc, srun) submit
+ * host, as squeue 22.05 prints EXEC_HOST; "n/a" while unknown. */
+static int batch_host_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    (void)v;
+    fields_str(j, loom_ji(j, "batch_flag", 1) ? "batch_host" : "alloc_node", "n/a", out);
+    return 0;
+}
+GETTER_F(batch_host)
+
 GETTER_OF(req_nodes, fields_str, "req_nodes", "")
 GETTER_OF(exc_nodes, fields_str, "exc_nodes", "")
 GETTER_OF(features, fields_str, "features", "(null)")

@@ -343,6 +343,12 @@ def test_ood_adapter(tp):
     for verb in ("hold", "release"):
         p = run(c, "scontrol", verb, "999999")
         assert p.returncode == 1 and "Invalid job id specified" in p.stderr, p.stderr
+    # An interactive job's exec_host (%B) is the host salloc ran on, its
+    # AllocNode (squeue 22.05), not a node of the allocation.
+    p = run(c, "salloc", "-N1", "bash", "-c", "squeue -h -j $SLURM_JOB_ID -o %B; "
+            "scontrol show job $SLURM_JOB_ID")
+    alloc = re.search(r"AllocNode:Sid=([^:\s]+):", p.stdout).group(1)
+    assert p.stdout.split("\n", 1)[0] == alloc and alloc not in c.node_names, p.stdout
     # Every job of the queue parses into the same fields.
     jobs = ood_get_jobs(c)
     assert jobs and all(len(j) == len(OOD_FIELDS) for j in jobs), jobs
