@@ -9,9 +9,11 @@
  */
 #include "cli/scontrol.h"
 
+#include "common/jobid.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +42,8 @@ static void scontrol_usage(void)
            "    Valid <COMMAND> values are:\n"
            "     hold, uhold, release, requeue, requeuehold, ping, reconfigure,\n"
            "     show (job, node, partition, config, hostnames, hostlist,\n"
-           "     hostlistsorted), shutdown, update (job, node), version\n");
+           "     hostlistsorted), shutdown, update (job, node), version,\n"
+           "     write batch_script <job> [file|-]\n");
 }
 
 /* The name Slurm prints for the controller: localhost means this host. */
@@ -112,6 +115,74 @@ static int scontrol_shutdown(loom_scontrol_t *sc, int n, char **w)
                            "slurm_shutdown");
 }
 
+/* Write text to path, or to stdout for "-". */
+static int scontrol_write_file(loom_scontrol_t *sc, const char *path, const char *text)
+{
+    if (strcmp(path, "-") == 0) {
+        fputs(text, stdout);
+        return 0;
+    }
+    FILE *fp = fopen(path, "w");
+    if (!fp) {
+        fprintf(stderr, "failed to open file `%s`: %s\n", path, strerror(errno));
+        return sc->cli.exit_error;
+    }
+    fputs(text, fp);
+    if (fclose(fp) != 0) {
+        fprintf(stderr, "failed to write file `%s`: %s\n", path, strerror(errno));
+        return sc->cli.exit_error;
+    }
+    return 0;
+}
+
+/* write batch_script <job> [file|-]: the script from job.script, into
+ * slurm-<job>.sh by default. Failures print slurmctld's reason as scontrol
+ * 22.05 does (which then exits 0; Loom exits non-zero). */
+static int scontrol_write(loom_scontrol_t *sc, int n, char **w)
+{
+    if (n < 1 || n > 3) {
+        fprintf(stderr, "too %s arguments for keyword:write\n", n < 1 ? "few" : "many");
+        return sc->cli.exit_error;
+    }
+    if (!loom_scontrol_word_is(w[0], "batch_script", 5)) {
+        fprintf(stderr, "invalid write argument:%s\n", w[0]);
+        return sc->cli.exit_error;
+    }
+    if (n == 1)
+        return 0; /* as scontrol 22.05: nothing to write */
+    loom_jobid_t id;
+    loom_jobid_init(&id, 0);
+    loom_err_t err = {0};
+    json_t *reply = NULL;
+    int rc = loom_jobid_parse(w[1], &id, &err);
+    if (rc == 0 && (id.array == LOOM_JOBID_ARRAY_SET || id.array == LOOM_JOBID_ARRAY_ALL ||
+                    id.step != LOOM_STEP_NONE || id.het_offset != LOOM_HET_NONE))
+        rc = -LOOM_EINVAL_JOBID;
+    if (rc == 0) {
+        json_t *body = json_pack("{s:I}", "job_id", (json_int_t)id.job_id);
+        if (id.array == LOOM_JOBID_ARRAY_ONE)
+            json_object_set_new(body, "array_task_id", json_integer(id.task));
+        rc = loom_cli_call(&sc->cli, "job.script", body, &reply, &err);
+        json_decref(body);
+    }
+    loom_jobid_free(&id);
+    if (rc < 0) {
+        fprintf(stderr, "job script retrieval failed: %s\n",
+                rc == -LOOM_EINVAL_JOBID && !reply ? loom_strerror(rc) : err.msg);
+        json_decref(reply);
+        return sc->cli.exit_error;
+    }
+    char def[64];
+    snprintf(def, sizeof(def), "slurm-%s.sh", w[1]);
+    const char *path = n == 3 ? w[2] : def;
+    const char *text = json_string_value(json_object_get(reply, "script"));
+    rc = scontrol_write_file(sc, path, text ? text : "");
+    json_decref(reply);
+    if (rc == 0 && strcmp(path, "-") != 0)
+        printf("batch script for job %s written to %s\n", w[1], path);
+    return rc;
+}
+
 /* Run one command; returns its exit status. *quit is set by quit/exit. */
 static int scontrol_command(loom_scontrol_t *sc, int n, char **w, bool *quit)
 {
@@ -135,6 +206,8 @@ static int scontrol_command(loom_scontrol_t *sc, int n, char **w, bool *quit)
         return scontrol_simple(sc, "reconfigure", NULL, "slurm_reconfigure");
     if (loom_scontrol_word_is(cmd, "shutdown", 8))
         return scontrol_shutdown(sc, n - 1, w + 1);
+    if (loom_scontrol_word_is(cmd, "write", 5))
+        return scontrol_write(sc, n - 1, w + 1);
     if (loom_scontrol_word_is(cmd, "version", 3)) {
         loom_cli_version();
         return 0;

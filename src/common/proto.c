@@ -23,6 +23,7 @@ static const loom_msg_type_t proto_types[] = {
     {"job.release", LOOM_ROLE_USER, 1},
     {"job.requeue", LOOM_ROLE_USER, 1},
     {"job.suspend", LOOM_ROLE_ADMIN, 1},
+    {"job.script", LOOM_ROLE_USER, 1},
     {"node.info", LOOM_ROLE_USER, 1},
     {"node.update", LOOM_ROLE_ADMIN, 1},
     {"part.info", LOOM_ROLE_USER, 1},

@@ -790,6 +790,50 @@ static int h_job_complete(ctld_t *c, const ctld_peer_t *peer, const json_t *req,
     return rc;
 }
 
+/* ---- job.script: scontrol write batch_script ------------------------------------------ */
+
+/* The record job.script names: job_id, or an array's job_id and array_task_id. */
+static const ctld_job_t *h_script_job(ctld_t *c, const json_t *req, loom_err_t *err)
+{
+    json_t *id = json_object_get(req, "job_id"), *task = json_object_get(req, "array_task_id");
+    json_int_t v = json_integer_value(id);
+    const ctld_job_t *job = NULL;
+    if (json_is_integer(id) && v > 0 && v <= UINT32_MAX && !task) {
+        job = ctld_job_find(c, (uint32_t)v);
+    } else if (json_is_integer(id) && v > 0 && v <= UINT32_MAX && json_is_integer(task)) {
+        const ctld_array_t *a = ctld_array_find(c, (uint32_t)v);
+        uint32_t t = (uint32_t)json_integer_value(task);
+        job = ctld_array_task(a, t);
+        if (!job && ctld_array_in_meta(a, t))
+            job = a->meta;
+    }
+    if (!job)
+        loom_errf(err, -LOOM_EINVAL_JOBID, "Invalid job id specified");
+    return job;
+}
+
+/* The batch script, read from its file (job_script.h); its owner or an
+ * administrator only, with slurmctld 22.05's words for the refusals. */
+static int h_job_script(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
+                        loom_sbuf_t *raw)
+{
+    loom_err_t err = {0};
+    const ctld_job_t *job = h_script_job(c, req, &err);
+    int rc = job ? 0 : err.code;
+    if (rc == 0 && job->uid != peer->uid && peer->role < LOOM_ROLE_ADMIN)
+        rc = loom_errf(&err, -LOOM_EACCESS, "Invalid user id");
+    if (rc == 0 && !job->batch)
+        rc = loom_errf(&err, -LOOM_EINVAL_JOBID, "Job script not specified");
+    json_t *rec = json_object();
+    if (rc == 0)
+        rc = ctld_job_script_load(c, job, rec, &err);
+    *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");
+    if (rc == 0 && *reply)
+        json_object_set(*reply, "script", json_object_get(rec, "script"));
+    json_decref(rec);
+    return rc < 0 ? rc : 0;
+}
+
 /* ---- steps --------------------------------------------------------------------------- */
 
 /* step.create, step.complete, step.stat and alloc.release are step_launch.c's
@@ -805,6 +849,7 @@ const ctld_handler_t ctld_job_handlers[] = {
     {"job.requeue", h_job_requeue},
     {"job.suspend", h_job_suspend},
     {"job.complete", h_job_complete},
+    {"job.script", h_job_script},
     {"step.create", ctld_step_h_create},
     {"step.complete", ctld_step_h_complete},
     {"step.stat", ctld_step_h_stat},

@@ -3,7 +3,13 @@ not in loomctld's memory (src/ctld/job_script.h): written at submission, read
 back at launch, rewritten from the journal when a crash lost one, removed with
 the job record; a missing or corrupt file fails the job's launch with an error
 that names it, and the controller keeps serving."""
+import os
+import pwd
 import signal
+import subprocess
+
+import pytest
+from conftest import BIN
 
 SCRIPT = "#!/bin/sh\necho mark=$MARK\n"
 
@@ -102,3 +108,56 @@ def test_missing_or_corrupt_script_file(make_cluster):
     release(c, ok)
     c.wait_job(ok, "COMPLETED")
     wait_output(c, out, "mark=ok")
+
+
+def test_scontrol_write_batch_script(make_cluster):
+    c = make_cluster(nodes=1, cpus=2, gpus=0)
+    j, _ = submit_held(c, "w")
+    r = c.run("scontrol", "write", "batch_script", j)
+    assert (r.returncode, r.stdout, r.stderr) == (
+        0, "batch script for job %d written to slurm-%d.sh\n" % (j, j), "")
+    assert (c.work / ("slurm-%d.sh" % j)).read_text() == SCRIPT
+    r = c.run("scontrol", "write", "batch_script", j, "-")
+    assert (r.returncode, r.stdout) == (0, SCRIPT)
+    r = c.run("scontrol", "write", "batch_script", j, "/nonexistent/x")
+    assert r.returncode != 0
+    assert r.stderr == "failed to open file `/nonexistent/x`: No such file or directory\n"
+    # An array's tasks share its one script, split off or not.
+    arr = c.submit("#!/bin/sh\necho array\n", array="0-3", hold=True)["job_id"]
+    for jid in ("%d" % arr, "%d_2" % arr):
+        r = c.run("scontrol", "write", "batch_script", jid, "-")
+        assert (r.returncode, r.stdout) == (0, "#!/bin/sh\necho array\n"), jid
+    # Refusals, in slurmctld 22.05's words.
+    alloc = c.submit("", hold=True)["job_id"]  # salloc's kind: no batch script
+    script_file(c, j).unlink()
+    for jid, why in (("99999", "Invalid job id specified"), ("abc", "Invalid job id specified"),
+                     ("%d_9" % arr, "Invalid job id specified"),
+                     ("%d" % alloc, "Job script not specified"),
+                     ("%d" % j, "job %d: its batch script file %s cannot be read: "
+                      "No such file or directory" % (j, script_file(c, j)))):
+        r = c.run("scontrol", "write", "batch_script", jid, "-")
+        assert r.returncode != 0 and r.stdout == "", jid
+        assert r.stderr == "job script retrieval failed: %s\n" % why, jid
+    r = c.run("scontrol", "write")
+    assert (r.returncode, r.stderr) == (1, "too few arguments for keyword:write\n")
+    r = c.run("scontrol", "write", "batch_script", arr, "a", "b")
+    assert (r.returncode, r.stderr) == (1, "too many arguments for keyword:write\n")
+    assert c.ping()
+
+
+def test_write_batch_script_other_user(make_cluster):
+    if os.geteuid() != 0:
+        pytest.skip("needs root to run scontrol as another user")
+    nobody = pwd.getpwnam("nobody")
+    c = make_cluster(nodes=1, cpus=2, gpus=0)
+    j, _ = submit_held(c, "secret")
+
+    def as_nobody():
+        os.setgid(nobody.pw_gid)
+        os.setuid(nobody.pw_uid)
+
+    r = subprocess.run([str(BIN / "scontrol"), "write", "batch_script", str(j), "-"],
+                       env=c.env, capture_output=True, text=True, preexec_fn=as_nobody,
+                       cwd="/", timeout=60)
+    assert r.stdout == "" and r.returncode != 0
+    assert r.stderr == "job script retrieval failed: Invalid user id\n"
