@@ -274,6 +274,8 @@ static void show_job_mem(show_rec_t *r, const json_t *j)
         min_cpus = total / (nodes > 0 ? nodes : 1);
     show_addf(r, "MinCPUsNode=%lld ", (long long)min_cpus);
     loom_sbuf_t m = LOOM_SBUF_INIT;
+    if (loom_jb(j, "mem_whole", false)) /* the whole node: MinMemoryNode=0, as 22.05 */
+        per_cpu = per_node = 0;
     if (per_cpu > 0 || per_node > 0)
         loom_mem_fmt((uint64_t)(per_cpu > 0 ? per_cpu : per_node), &m);
     else

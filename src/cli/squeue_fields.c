@@ -231,7 +231,7 @@ GETTER(min_cpus)
 static void min_memory_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
 {
     int64_t mib = loom_ji(j, "mem_per_node", loom_ji(j, "mem_per_cpu", 0));
-    if (mib <= 0)
+    if (mib <= 0 || loom_jb(j, "mem_whole", false)) /* the whole node: 0, as 22.05 */
         loom_sbuf_add(out, "0");
     else
         loom_mem_fmt((uint64_t)mib, out);

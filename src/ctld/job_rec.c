@@ -377,6 +377,8 @@ static void rec_times(const ctld_job_t *job, json_t *rec)
 
 static void rec_memory(const ctld_t *c, const ctld_job_t *job, json_t *rec)
 {
+    if (job->mem_whole) /* --mem=0 or no default: squeue %m and scontrol say 0 */
+        json_object_set_new(rec, "mem_whole", json_true());
     if (job->mem_per_cpu)
         json_object_set_new(rec, "mem_per_cpu", json_integer((json_int_t)job->mem_per_cpu));
     else

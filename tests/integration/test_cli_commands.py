@@ -490,3 +490,28 @@ def test_scontrol_show_array_order_as_slurm(cluster):
     assert ids(str(a)) == [str(a), str(a + 2), str(a + 1)]
     assert ids() == [str(a + 1), str(a + 2), str(a)]
     run(cluster, "scancel", str(a))
+
+
+@pytest.mark.parametrize("def_mem", ["100", "0"])
+def test_min_memory_without_mem(make_cluster, def_mem):
+    """squeue %m and scontrol's MinMemory* for jobs without --mem, as 22.05
+    (side by side, DefMemPerCPU=100 and unset): the default per CPU when there
+    is one, else 0 (the whole node; TRES still counts the node's memory);
+    --mem=0 is 0 either way; an explicit size is shown as asked."""
+    c = make_cluster(nodes=1, cpus=4, gpus=0, conf_extra="DefMemPerCPU=%s\n" % def_mem)
+    ids = {}
+    for name, args in (("none", []), ("two", ["-n2"]), ("zero", ["--mem=0"]),
+                       ("size", ["--mem=300"]), ("percpu", ["--mem-per-cpu=50", "-n2"])):
+        ids[name] = run(c, "sbatch", "--parsable", "-H", "-o", "/dev/null", *args,
+                        "--wrap", "true").stdout.strip()
+    out = run(c, "squeue", "-h", "-o", "%i %m").stdout.split("\n")
+    got = dict(l.split() for l in out if l)
+    dflt = "100M" if def_mem == "100" else "0"
+    assert [got[ids[k]] for k in ("none", "two", "zero", "size", "percpu")] == [
+        dflt, dflt, "0", "300M", "50M"], got
+    text = run(c, "scontrol", "show", "job", ids["zero"]).stdout
+    assert " MinMemoryNode=0 " in text and ",mem=4000M," in text, text
+    text = run(c, "scontrol", "show", "job", ids["none"]).stdout
+    want = " MinMemoryCPU=100M " if def_mem == "100" else " MinMemoryNode=0 "
+    assert want in text, text
+    run(c, "scancel", *ids.values())
