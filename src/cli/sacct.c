@@ -39,6 +39,7 @@ typedef struct {
     loom_rpc_t *rpc;
     loom_pf_t pf;
     const char *format, *jobs, *users, *accounts, *states, *names, *parts, *start, *end;
+    const char *clusters; /* -M (-L: "all"); NULL: the local cluster */
     bool all, allocs, json, helpformat, duplicates;
     sacct_item_t items[128];
     size_t nitems;
@@ -157,8 +158,28 @@ static int sacct_time(sacct_t *s, const char *text, time_t now, int64_t *out)
     return 0;
 }
 
+/* Does -M name this cluster (or "all")? loomdbd's records are this cluster's,
+ * so another name alone lists nothing, as sacct 22.05 shows for it. */
+static bool sacct_local_cluster(sacct_t *s)
+{
+    const loom_conf_t *conf = loom_cli_conf(&s->cli, NULL);
+    if (!s->clusters || !conf || !conf->cluster_name)
+        return true;
+    loom_strv_t v = LOOM_STRV_INIT;
+    loom_strv_split(&v, s->clusters, ",");
+    bool hit = false;
+    for (size_t i = 0; i < v.n && !hit; i++)
+        hit = !strcasecmp(v.v[i], "all") || !strcasecmp(v.v[i], conf->cluster_name);
+    loom_strv_free(&v);
+    return hit;
+}
+
 static int sacct_query(sacct_t *s, time_t now, json_t **jobs)
 {
+    if (!sacct_local_cluster(s)) {
+        *jobs = json_array();
+        return 0;
+    }
     json_t *q = json_pack("{s:b}", "steps", !s->allocs);
     int64_t start = 0, end = 0;
     if (s->start && sacct_time(s, s->start, now, &start) < 0)
@@ -513,8 +534,12 @@ static int sacct_opts(sacct_t *s, int argc, char **argv)
         case OPT_UNITS:
         case OPT_NOCONVERT:
         case 'v':
+            break;
         case 'L':
+            s->clusters = "all";
+            break;
         case 'M':
+            s->clusters = optarg;
             break;
         case 'V':
             loom_cli_version();

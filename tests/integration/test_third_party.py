@@ -477,8 +477,11 @@ def test_reportseff_and_jobstats(tp):
         assert f["cluster"] == "loomtest" and f["user"] == c.user and f["account"] == "root", f
         assert end is None or f["end"] == end, f
         assert f["end"] == "Unknown" or datetime.strptime(f["end"], "%Y-%m-%dT%H:%M:%S"), f
-    p = run(c, "sacct", "-P", "-X", "-n", "-o", JOBSTATS_COLS, "-j", steps)
+    p = run(c, "sacct", "-P", "-X", "-n", "-o", JOBSTATS_COLS, "-j", steps, "-M", "loomtest")
     f = dict(zip(JOBSTATS_COLS.split(","), p.stdout.rstrip("\n").split("|")))
+    # jobstats passes -M CLUSTER: another cluster's name lists nothing (rc 0).
+    p = run(c, "sacct", "-P", "-X", "-n", "-o", JOBSTATS_COLS, "-j", steps, "-M", "della")
+    assert p.returncode == 0 and p.stdout == "", p
     assert f["reqtres"] == "billing=2,cpu=2,mem=200M,node=1" and f["reqmem"] == "200M", f
     assert (f["nnodes"], f["ncpus"], f["timelimitraw"], f["qos"]) == ("1", "2", "5", "normal"), f
     run(c, "scancel", runs)
