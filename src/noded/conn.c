@@ -67,7 +67,10 @@ static void conn_end(loom_conn_t *c, int status)
     }
     if (c->opts.on_close)
         c->opts.on_close(c, status, c->opts.arg);
-    uv_close((uv_handle_t *)c->stream, conn_closed);
+    /* A supervisor's last uv_walk may have closed the stream already (a
+     * cancelled write lands here then): closing twice aborts in libuv. */
+    if (!uv_is_closing((uv_handle_t *)c->stream))
+        uv_close((uv_handle_t *)c->stream, conn_closed);
 }
 
 void loom_conn_close(loom_conn_t *c)
@@ -256,7 +259,7 @@ static void conn_connected(uv_connect_t *req, int status)
         c = loom_conn_create(req->handle, &cc->opts);
         if (!c)
             status = -LOOM_ECONNECT;
-    } else {
+    } else if (!uv_is_closing((uv_handle_t *)req->handle)) { /* see conn_end */
         uv_close((uv_handle_t *)req->handle, conn_free_handle);
     }
     cc->cb(cc->arg, c, status < 0 ? status : 0);

@@ -104,6 +104,8 @@ static void stepd_cleanup(loom_stepd_t *s)
     s->usage = NULL;
     for (size_t i = 0; i < LOOM_STEPD_MAX_CLIENTS; i++)
         loom_conn_close(s->clients[i]);
+    loom_conn_close(s->loomd); /* a report in flight (the job dir was removed) */
+    s->loomd = NULL;
     uv_walk(s->loop, stepd_close_walk, NULL);
 }
 

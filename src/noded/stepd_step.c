@@ -511,6 +511,8 @@ static void step_cleanup(loom_step_t *s)
     s->devcg = NULL;
     for (size_t i = 0; i < LOOM_STEP_MAX_CLIENTS; i++)
         loom_conn_close(s->clients[i]);
+    loom_conn_close(s->loomd); /* a report in flight */
+    s->loomd = NULL;
     loom_step_tasks_close(s);
     loom_gather_destroy(s->gather);
     s->gather = NULL;
