@@ -128,7 +128,7 @@ static void acct_put_job(ctld_t *c, ctld_job_t *job)
 {
     acct_put(c, "job", acct_job_rec(c, job));
     loom_job_state_t b = loom_job_base(job->state);
-    if (!job->batch_host || !job->start_time ||
+    if (!job->batch || !job->batch_host || !job->start_time || /* salloc/srun: no batch step */
         (!loom_job_state_is_terminal(job->state) && b != LOOM_JOB_RUNNING &&
          b != LOOM_JOB_SUSPENDED))
         return;

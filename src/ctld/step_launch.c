@@ -555,6 +555,10 @@ int ctld_step_h_release(ctld_t *c, const ctld_peer_t *peer, const json_t *req, j
     if (rc == 0 && loom_job_base(job->state) == LOOM_JOB_PENDING) {
         rc = ctld_job_cancel(c, job, &err);
     } else if (rc == 0) {
+        /* Revoked meanwhile (scancel, salloc's SIGTERM, time limit): the end
+         * keeps its exit code, not the command's status (22.05: 0:0). */
+        if (loom_job_state_is_terminal(job->state))
+            code = job->exit_code;
         if (!loom_job_state_is_terminal(job->state) || (job->state & LOOM_JOB_F_COMPLETING))
             rc = ctld_job_completed(c, job, code, ctld_now(), "", &err);
         if (rc == -LOOM_EALREADY_DONE)

@@ -343,3 +343,37 @@ def test_suspended_time_is_not_run_time(acct_cluster):
             time.mktime(time.strptime(start, "%Y-%m-%dT%H:%M:%S")))
     assert susp == "00:00:%02d" % paused and int(elapsed) == secs - paused, rows
     assert c.run("scontrol", "resume", jid).returncode != 0  # not suspended any more
+
+
+def test_salloc_sigterm_exit_code(acct_cluster):
+    """salloc killed by SIGTERM, as 22.05 side by side: the allocation is
+    revoked, the job ends CANCELLED with ExitCode 0:0 (scontrol and sacct),
+    and accounting has no batch step for it (nor for srun's own allocation)."""
+    c, a = acct_cluster
+    p = subprocess.Popen([str(BIN / "salloc"), "-n1", "sleep", "100"], env=c.env,
+                         cwd=str(c.work), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    try:
+        c.wait_for(lambda: any(c.state_of(j) == "RUNNING" for j in c.jobs().values()),
+                   "salloc's job to run", timeout=60)
+        p.send_signal(signal.SIGTERM)
+        out, _ = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    jid = str(next(iter(c.jobs())))
+    assert p.returncode == 0 and "Job allocation %s has been revoked." % jid in out, out
+    text = c.run("scontrol", "show", "job", jid, check=True).stdout
+    assert "JobState=CANCELLED " in text and " ExitCode=0:0\n" in text, text
+    srun = c.run("srun", "-n1", "true", check=True)
+    sid = str(max(c.jobs()))
+    rows = []
+
+    def ended():
+        rows[:] = sacct_rows(c, "-j", "%s,%s" % (jid, sid), "-o", "JobID,State,ExitCode")
+        return {r[0] for r in rows} >= {jid, sid, sid + ".0"} and all(
+            r[1] not in ("RUNNING", "PENDING") for r in rows)
+    c.wait_for(ended, "both jobs in sacct", timeout=60, interval=0.5)
+    assert sorted(rows) == sorted([[jid, "CANCELLED by %d" % os.getuid(), "0:0"],
+                                   [sid, "COMPLETED", "0:0"], [sid + ".0", "COMPLETED", "0:0"]]), (
+        rows, srun.stderr)
