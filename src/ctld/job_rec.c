@@ -371,7 +371,10 @@ static void rec_times(const ctld_job_t *job, json_t *rec)
     bool pending = loom_job_base(job->state) == LOOM_JOB_PENDING;
     if (pending && job->begin_time)
         json_object_set_new(rec, "start_time", json_integer(job->begin_time));
-    if (!pending && job->end_time == 0 && job->start_time && job->time_limit >= 0)
+    /* A running job ends at its limit (a restored record's end_time is the
+     * projection it was written with, before any suspension). */
+    if (!pending && (job->end_time == 0 || ctld_job_runs(job)) && job->start_time &&
+        job->time_limit >= 0)
         json_object_set_new(rec, "end_time", json_integer(ctld_job_limit_end(job)));
 }
 

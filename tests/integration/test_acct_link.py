@@ -331,6 +331,11 @@ def test_suspended_time_is_not_run_time(acct_cluster):
     end0 = time.mktime(time.strptime(before["EndTime"], "%Y-%m-%dT%H:%M:%S"))
     end1 = time.mktime(time.strptime(after["EndTime"], "%Y-%m-%dT%H:%M:%S"))
     assert end1 - end0 == paused, (before, after)
+    c.kill_ctld(signal.SIGKILL)  # journaled: a restarted controller counts the same
+    c.start_ctld()
+    again = show()
+    assert [again[k] for k in ("EndTime", "SuspendTime", "SecsPreSuspend")] == [
+        after[k] for k in ("EndTime", "SuspendTime", "SecsPreSuspend")], (after, again)
     c.run("scancel", jid, check=True)
     rows = []
 
