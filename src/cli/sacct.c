@@ -226,16 +226,19 @@ static int sacct_query(sacct_t *s, time_t now, json_t **jobs)
     return *jobs ? 0 : -1;
 }
 
-/* Jobs by submit time, then array, then task; steps batch, extern, then by number. */
+/* Jobs by submit time, then array, then task, an array's record of its
+ * pending tasks ("12_[4-5]") after its tasks, as sacct 22.05 lists them;
+ * steps batch, extern, then by number. */
 static int64_t sacct_key(const json_t *j, int which)
 {
+    const char *pending = loom_js(j, "array_task_str");
     switch (which) {
     case 0:
         return loom_ji(j, "submit_time", 0);
     case 1:
         return loom_ji(j, "array_job_id", loom_ji(j, "job_id", 0));
     default:
-        return loom_ji(j, "array_task_id", -1);
+        return pending && *pending ? INT64_MAX : loom_ji(j, "array_task_id", -1);
     }
 }
 
@@ -428,10 +431,12 @@ static void sacct_json(sacct_t *s, json_t *jobs, time_t now)
 
 static void sacct_helpformat(sacct_t *s)
 {
+    /* 22.05's layout: four names a line, each in 19 columns and a space,
+     * the line's (and the list's) last one ends the line instead */
     const sacct_field_t *f;
     for (size_t i = 0; (f = sacct_field_at(i)); i++)
-        loom_sbuf_addf(&s->out, "%-20s%s", f->name, (i % 4 == 3) ? "\n" : "");
-    loom_sbuf_addc(&s->out, '\n');
+        loom_sbuf_addf(&s->out, "%-19s%c", f->name,
+                       (i % 4 == 3 || !sacct_field_at(i + 1)) ? '\n' : ' ');
 }
 
 enum { OPT_NAME = 1000, OPT_JSON, OPT_DELIM, OPT_UNITS, OPT_NOCONVERT };

@@ -74,7 +74,6 @@ SF_JOB_STR(sf_qos, "qos")
 SF_JOB_STR(sf_comment, "comment")
 SF_JOB_STR(sf_constraints, "features")
 SF_JOB_STR(sf_reservation, "reservation")
-SF_JOB_STR(sf_flags, "flags")
 SF_JOB_STR(sf_submitline, "submit_line")
 
 /* A job that never got nodes (pending, cancelled while pending) reads "None
@@ -306,16 +305,6 @@ static void sf_kib(const sacct_row_t *r, const char *key, loom_sbuf_t *out)
     sf_usage(r, key, 1024, out);
 }
 
-static void sf_maxdiskread(const sacct_row_t *r, loom_sbuf_t *out)
-{
-    sf_usage(r, "max_disk_read", 1, out);
-}
-
-static void sf_maxdiskwrite(const sacct_row_t *r, loom_sbuf_t *out)
-{
-    sf_usage(r, "max_disk_write", 1, out);
-}
-
 static void sf_maxrsstask(const sacct_row_t *r, loom_sbuf_t *out)
 {
     if (r->step && loom_jhas(r->step, "max_rss_task"))
@@ -458,13 +447,382 @@ static void sf_energy(const sacct_row_t *r, loom_sbuf_t *out)
         loom_sbuf_add(out, "0");
 }
 
+/* ---- 22.05's usage fields of a step (the supervisors' figures, usage.h);
+ * empty on the job's row, as sacct prints them -------------------------- */
+
+static const json_t *sf_more(const sacct_row_t *r)
+{
+    const json_t *m = r->step ? json_object_get(r->step, "usage_more") : NULL;
+    return json_is_object(m) ? m : NULL;
+}
+
+/* A figure of the step: its "usage_more" member, else the record's own. */
+static bool sf_step_has(const sacct_row_t *r, const char *key, const json_t **v)
+{
+    const json_t *m = sf_more(r);
+    *v = m ? json_object_get(m, key) : NULL;
+    if (!*v && r->step)
+        *v = json_object_get(r->step, key);
+    return *v != NULL;
+}
+
+static int64_t sf_step_int(const sacct_row_t *r, const char *key)
+{
+    const json_t *v;
+    return sf_step_has(r, key, &v) && json_is_integer(v) ? (int64_t)json_integer_value(v) : 0;
+}
+
+/* Disk figures as sacct 22.05 prints them: megabytes, "0.05M", "1.00M",
+ * "20.70M"; "0" for nothing; over 1M in sacct's exact units (2048M: "2G"). */
+void sacct_disk_mb(int64_t bytes, loom_sbuf_t *out)
+{
+    static const char units[] = "MGTPE";
+    double v = (double)(bytes > 0 ? bytes : 0) / 1048576.0;
+    int u = 0;
+    if (v <= 0) {
+        loom_sbuf_add(out, "0");
+        return;
+    }
+    if (v <= 1) {
+        loom_sbuf_addf(out, "%.2fM", v);
+        return;
+    }
+    while (v >= 1024 && v == (double)(int64_t)v && (int64_t)v % 1024 == 0 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    if (v == (double)(int64_t)v)
+        loom_sbuf_addf(out, "%" PRId64 "%c", (int64_t)v, units[u]);
+    else
+        loom_sbuf_addf(out, "%.2f%c", v, units[u]);
+}
+
+static void sf_disk_field(const sacct_row_t *r, const char *key, loom_sbuf_t *out)
+{
+    if (r->step)
+        sacct_disk_mb(sf_step_int(r, key), out);
+}
+
+static void sf_avediskread(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    sf_disk_field(r, "ave_disk_read", out);
+}
+
+static void sf_avediskwrite(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    sf_disk_field(r, "ave_disk_write", out);
+}
+
+static void sf_maxdiskread(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    sf_disk_field(r, "max_disk_read", out);
+}
+
+static void sf_maxdiskwrite(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    sf_disk_field(r, "max_disk_write", out);
+}
+
+/* A node name of a step's figure; MaxPagesNode and the like, which Loom
+ * does not measure, name the node of MaxRSS as 22.05 does on one node. */
+static void sf_step_node(const sacct_row_t *r, const char *key, loom_sbuf_t *out)
+{
+    const json_t *v;
+    if (!r->step)
+        return;
+    if (!sf_step_has(r, key, &v) || !json_is_string(v))
+        sf_step_has(r, "max_rss_node", &v);
+    const char *s = json_string_value(v);
+    loom_sbuf_add(out, s && *s ? s : loom_js_or(r->step, "nodes", ""));
+}
+
+static void sf_step_task(const sacct_row_t *r, const char *key, loom_sbuf_t *out)
+{
+    if (r->step)
+        loom_sbuf_addf(out, "%" PRId64, sf_step_int(r, key));
+}
+
+static void sf_step_zero(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    if (r->step)
+        loom_sbuf_add(out, "0");
+}
+
+#define SF_NODE(fn, key)                                                                           \
+    static void fn(const sacct_row_t *r, loom_sbuf_t *out)                                         \
+    {                                                                                              \
+        sf_step_node(r, key, out);                                                                 \
+    }
+#define SF_TASK(fn, key)                                                                           \
+    static void fn(const sacct_row_t *r, loom_sbuf_t *out)                                         \
+    {                                                                                              \
+        sf_step_task(r, key, out);                                                                 \
+    }
+
+SF_NODE(sf_maxdiskreadnode, "max_disk_read_node")
+SF_NODE(sf_maxdiskwritenode, "max_disk_write_node")
+SF_NODE(sf_maxpagesnode, "max_pages_node")
+SF_NODE(sf_maxvmsizenode, "max_vmsize_node")
+SF_NODE(sf_mincpunode, "min_cpu_node")
+SF_TASK(sf_maxdiskreadtask, "max_disk_read_task")
+SF_TASK(sf_maxdiskwritetask, "max_disk_write_task")
+SF_TASK(sf_maxvmsizetask, "max_vmsize_task")
+SF_TASK(sf_mincputask, "min_cpu_task")
+
+static void sf_avevmsize(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    if (r->step)
+        sacct_size((uint64_t)sf_step_int(r, "ave_vmsize") * 1024, out);
+}
+
+/* CPU seconds of a step's task figure (microseconds), sacct's "HH:MM:SS". */
+static void sf_cpu_secs(int64_t usec, loom_sbuf_t *out)
+{
+    loom_time_fmt_limit(usec > 0 ? usec / 1000000 : 0, out);
+}
+
+static int64_t sf_ave_cpu_us(const sacct_row_t *r)
+{
+    int64_t n = loom_ji(r->step, "ntasks", 1);
+    return sf_step_int(r, "total_cpu") / (n > 0 ? n : 1);
+}
+
+static void sf_avecpu(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    if (r->step)
+        sf_cpu_secs(sf_ave_cpu_us(r), out);
+}
+
+static void sf_mincpu(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    if (r->step)
+        sf_cpu_secs(sf_step_int(r, "min_cpu"), out);
+}
+
+/* The step's task layout: what srun asked for, else Slurm's default (cyclic
+ * when there are no more tasks than nodes); "Unknown" for batch and extern. */
+static void sf_layout(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    if (!r->step)
+        return;
+    if (!json_is_integer(json_object_get(r->step, "step_id")) &&
+        strspn(loom_js_or(r->step, "step_id", ""), "0123456789") == 0) {
+        loom_sbuf_add(out, "Unknown");
+        return;
+    }
+    const char *d = loom_js(r->step, "distribution");
+    if (d && *d) {
+        loom_sbuf_addc(out, (char)(*d >= 'a' && *d <= 'z' ? *d - 32 : *d));
+        loom_sbuf_addn(out, d + 1, strcspn(d + 1, ":,"));
+    } else {
+        loom_sbuf_add(out, loom_ji(r->step, "ntasks", 1) <= loom_ji(r->step, "nnodes", 1)
+                               ? "Cyclic"
+                               : "Block");
+    }
+}
+
+/* ReqCPUFreq*: "Unknown" on the job and srun steps, 0 on batch and extern. */
+static void sf_reqcpufreq(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    bool numbered = !r->step || json_is_integer(json_object_get(r->step, "step_id")) ||
+                    strspn(loom_js_or(r->step, "step_id", ""), "0123456789") > 0;
+    loom_sbuf_add(out, numbered ? "Unknown" : "0");
+}
+
+/* ---- TRESUsageIn* / TRESUsageOut* of a step -------------------------------- */
+
+typedef enum { SF_T_AVE, SF_T_MAX, SF_T_MIN, SF_T_TOT } sf_tkind_t;
+
+static void sf_tres_in_vals(const sacct_row_t *r, sf_tkind_t k, loom_sbuf_t *out)
+{
+    static const char *const cpu[] = {"", "max_cpu", "min_cpu", "total_cpu"};
+    static const char *const mem[] = {"ave_rss", "max_rss", "min_rss", "tot_rss"};
+    static const char *const vm[] = {"ave_vmsize", "max_vmsize", "min_vmsize", "tot_vmsize"};
+    static const char *const rd[] = {"ave_disk_read", "max_disk_read", "min_disk_read",
+                                     "tot_disk_read"};
+    loom_sbuf_add(out, "cpu=");
+    sf_cpu_secs(k == SF_T_AVE ? sf_ave_cpu_us(r) : sf_step_int(r, cpu[k]), out);
+    loom_sbuf_addf(out, ",energy=0,fs/disk=%" PRId64 ",mem=", sf_step_int(r, rd[k]));
+    sacct_size((uint64_t)sf_step_int(r, mem[k]) * 1024, out);
+    loom_sbuf_add(out, ",pages=0,vmem=");
+    sacct_size((uint64_t)sf_step_int(r, vm[k]) * 1024, out);
+}
+
+/* Node ("energy" too) or task ("energy" left out) of each maximum/minimum. */
+static void sf_tres_where(const sacct_row_t *r, bool in, bool max, bool node, loom_sbuf_t *out)
+{
+    static const char *const in_names[] = {"cpu", "energy", "fs/disk", "mem", "pages", "vmem"};
+    static const char *const in_max[] = {"max_cpu", "max_rss", "max_disk_read",
+                                         "max_rss", "max_rss", "max_vmsize"};
+    static const char *const in_min[] = {"min_cpu", "min_rss", "min_disk_read",
+                                         "min_rss", "min_rss", "min_vmsize"};
+    static const char *const out_names[] = {"energy", "fs/disk"};
+    static const char *const out_max[] = {"max_disk_write", "max_disk_write"};
+    static const char *const out_min[] = {"min_disk_write", "min_disk_write"};
+    size_t n = in ? 6 : 2;
+    const char *const *names = in ? in_names : out_names;
+    const char *const *keys = in ? (max ? in_max : in_min) : (max ? out_max : out_min);
+    bool first = true;
+    for (size_t i = 0; i < n; i++) {
+        if (!node && strcmp(names[i], "energy") == 0)
+            continue;
+        loom_sbuf_addf(out, "%s%s=", first ? "" : ",", names[i]);
+        first = false;
+        char key[64];
+        snprintf(key, sizeof(key), "%s%s", keys[i], node ? "_node" : "_task");
+        if (node)
+            sf_step_node(r, key, out);
+        else if (strcmp(names[i], "pages") == 0)
+            loom_sbuf_add(out, "0");
+        else
+            sf_step_task(r, key, out);
+    }
+}
+
+static void sf_tres_out_vals(const sacct_row_t *r, sf_tkind_t k, loom_sbuf_t *out)
+{
+    static const char *const wr[] = {"ave_disk_write", "max_disk_write", "min_disk_write",
+                                     "tot_disk_write"};
+    loom_sbuf_addf(out, "energy=0,fs/disk=%" PRId64, sf_step_int(r, wr[k]));
+}
+
+#define SF_TIN(fn, kind)                                                                           \
+    static void fn(const sacct_row_t *r, loom_sbuf_t *out)                                         \
+    {                                                                                              \
+        if (r->step)                                                                               \
+            sf_tres_in_vals(r, kind, out);                                                         \
+    }
+#define SF_TOUT(fn, kind)                                                                          \
+    static void fn(const sacct_row_t *r, loom_sbuf_t *out)                                         \
+    {                                                                                              \
+        if (r->step)                                                                               \
+            sf_tres_out_vals(r, kind, out);                                                        \
+    }
+#define SF_TWHERE(fn, in, max, node)                                                               \
+    static void fn(const sacct_row_t *r, loom_sbuf_t *out)                                         \
+    {                                                                                              \
+        if (r->step)                                                                               \
+            sf_tres_where(r, in, max, node, out);                                                  \
+    }
+
+SF_TIN(sf_tin_ave, SF_T_AVE)
+SF_TIN(sf_tin_max, SF_T_MAX)
+SF_TIN(sf_tin_min, SF_T_MIN)
+SF_TIN(sf_tin_tot, SF_T_TOT)
+SF_TOUT(sf_tout_ave, SF_T_AVE)
+SF_TOUT(sf_tout_max, SF_T_MAX)
+SF_TOUT(sf_tout_min, SF_T_MIN)
+SF_TOUT(sf_tout_tot, SF_T_TOT)
+SF_TWHERE(sf_tin_maxnode, true, true, true)
+SF_TWHERE(sf_tin_maxtask, true, true, false)
+SF_TWHERE(sf_tin_minnode, true, false, true)
+SF_TWHERE(sf_tin_mintask, true, false, false)
+SF_TWHERE(sf_tout_maxnode, false, true, true)
+SF_TWHERE(sf_tout_maxtask, false, true, false)
+SF_TWHERE(sf_tout_minnode, false, false, true)
+SF_TWHERE(sf_tout_mintask, false, false, false)
+
+/* ---- the job's own accounting fields ---------------------------------------- */
+
+static void sf_associd(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    loom_sbuf_addf(out, "%" PRId64, loom_ji(r->job, "assoc_id", 0));
+}
+
+static void sf_dbindex(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    loom_sbuf_addf(out, "%" PRId64, loom_ji(r->job, "db_index", 0));
+}
+
+/* The QOS's id: the record's, else "normal"'s 1 (sacctmgr creates it first). */
+static void sf_qosraw(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    if (r->step)
+        return;
+    if (loom_jhas(r->job, "qos_id"))
+        loom_sbuf_addf(out, "%" PRId64, loom_ji(r->job, "qos_id", 0));
+    else
+        loom_sbuf_add(out, strcmp(loom_js_or(r->job, "qos", "normal"), "normal") ? "0" : "1");
+}
+
+static void sf_reservationid(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    if (!r->step && loom_ji(r->job, "resv_id", 0) > 0)
+        loom_sbuf_addf(out, "%" PRId64, loom_ji(r->job, "resv_id", 0));
+}
+
+/* The job's flags: the record's, else what slurmdbd records of a job the
+ * main scheduler started ("SchedMain,StartRecieved", Slurm's spelling). */
+static void sf_flags(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    if (r->step)
+        return;
+    const char *f = loom_js(r->job, "flags");
+    if (f && *f)
+        loom_sbuf_add(out, f);
+    else
+        loom_sbuf_add(out, loom_ji(r->job, "start_time", 0) > 0 ? "SchedMain,StartRecieved"
+                                                                : "StartRecieved");
+}
+
+/* Reserved: how long the job waited once eligible (until now while it
+ * pends); negative (eligible in the future) reads INVALID as in 22.05. */
+static int64_t sf_reserved_secs(const sacct_row_t *r)
+{
+    int64_t elig = loom_ji(r->job, "eligible_time", 0), start = loom_ji(r->job, "start_time", 0);
+    if (elig <= 0)
+        return 0;
+    return (start > 0 ? start : (int64_t)r->now) - elig;
+}
+
+static void sf_reserved_fmt(int64_t secs, loom_sbuf_t *out)
+{
+    if (secs < 0)
+        loom_sbuf_add(out, "INVALID");
+    else
+        loom_time_fmt_limit(secs, out);
+}
+
+static void sf_reserved(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    if (!r->step)
+        sf_reserved_fmt(sf_reserved_secs(r), out);
+}
+
+static int64_t sf_resvcpu_secs(const sacct_row_t *r)
+{
+    return sf_reserved_secs(r) * loom_ji(r->job, "num_cpus", 1);
+}
+
+static void sf_resvcpu(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    if (!r->step)
+        sf_reserved_fmt(sf_resvcpu_secs(r), out);
+}
+
+/* A negative figure wraps as 22.05's 32-bit arithmetic does. */
+static void sf_resvcpuraw(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    int64_t v = sf_resvcpu_secs(r);
+    if (!r->step)
+        loom_sbuf_addf(out, "%" PRIu64, v < 0 ? (uint64_t)(uint32_t)v : (uint64_t)v);
+}
+
 static const sacct_field_t sacct_fields[] = {
     {"Account", 10, sf_account, 0},
     {"AdminComment", 15, sf_empty, 0},
     {"AllocCPUS", 10, sf_alloccpus, 1},
     {"AllocNodes", 10, sf_allocnodes, 1},
     {"AllocTRES", 10, sf_alloctres, 0},
+    {"AssocID", 7, sf_associd, 1},
+    {"AveCPU", 10, sf_avecpu, 0},
+    {"AveCPUFreq", 10, sf_step_zero, 0},
+    {"AveDiskRead", 14, sf_avediskread, 0},
+    {"AveDiskWrite", 14, sf_avediskwrite, 0},
+    {"AvePages", 10, sf_step_zero, 0},
     {"AveRSS", 10, sf_averss, 0},
+    {"AveVMSize", 10, sf_avevmsize, 0},
+    {"BlockID", 16, sf_empty, 0},
     {"Cluster", 10, sf_cluster, 0},
     {"Comment", 14, sf_comment, 0},
     {"Constraints", 19, sf_constraints, 0},
@@ -473,6 +831,7 @@ static const sacct_field_t sacct_fields[] = {
     {"Container", 19, sf_empty, 0},
     {"CPUTime", 10, sf_cputime, 0},
     {"CPUTimeRAW", 10, sf_cputimeraw, 1},
+    {"DBIndex", 10, sf_dbindex, 1},
     {"DerivedExitCode", 15, sf_derived, 0},
     {"Elapsed", 10, sf_elapsed, 0},
     {"ElapsedRaw", 10, sf_elapsedraw, 1},
@@ -485,13 +844,26 @@ static const sacct_field_t sacct_fields[] = {
     {"JobID", -12, sf_jobid_fmt, 0},
     {"JobIDRaw", -12, sf_jobidraw, 0},
     {"JobName", 10, sf_jobname, 0},
-    {"MaxRSS", 10, sf_maxrss, 0},
+    {"Layout", 9, sf_layout, 0},
     {"MaxDiskRead", 12, sf_maxdiskread, 0},
+    {"MaxDiskReadNode", 15, sf_maxdiskreadnode, 0},
+    {"MaxDiskReadTask", 15, sf_maxdiskreadtask, 1},
     {"MaxDiskWrite", 12, sf_maxdiskwrite, 0},
+    {"MaxDiskWriteNode", 16, sf_maxdiskwritenode, 0},
+    {"MaxDiskWriteTask", 16, sf_maxdiskwritetask, 1},
+    {"MaxPages", 8, sf_step_zero, 0},
+    {"MaxPagesNode", 12, sf_maxpagesnode, 0},
+    {"MaxPagesTask", 14, sf_step_zero, 1},
+    {"MaxRSS", 10, sf_maxrss, 0},
     {"MaxRSSNode", 10, sf_maxrssnode, 0},
     {"MaxRSSTask", 10, sf_maxrsstask, 0},
     {"MaxVMSize", 10, sf_maxvmsize, 0},
+    {"MaxVMSizeNode", 14, sf_maxvmsizenode, 0},
+    {"MaxVMSizeTask", 14, sf_maxvmsizetask, 1},
     {"McsLabel", 12, sf_empty, 0},
+    {"MinCPU", 10, sf_mincpu, 0},
+    {"MinCPUNode", 10, sf_mincpunode, 0},
+    {"MinCPUTask", 10, sf_mincputask, 1},
     {"NCPUS", 10, sf_alloccpus, 1},
     {"NNodes", 8, sf_nnodes, 1},
     {"NodeList", 15, sf_nodelist, 0},
@@ -499,12 +871,21 @@ static const sacct_field_t sacct_fields[] = {
     {"Partition", 10, sf_partition, 0},
     {"Priority", 10, sf_priority, 1},
     {"QOS", 10, sf_qos, 0},
+    {"QOSRAW", 6, sf_qosraw, 1},
     {"Reason", 22, sf_reason, 0},
+    {"ReqCPUFreq", 10, sf_reqcpufreq, 0},
+    {"ReqCPUFreqGov", 13, sf_reqcpufreq, 0},
+    {"ReqCPUFreqMax", 13, sf_reqcpufreq, 0},
+    {"ReqCPUFreqMin", 13, sf_reqcpufreq, 0},
     {"ReqCPUS", 8, sf_reqcpus, 1},
     {"ReqMem", 10, sf_reqmem, 0},
     {"ReqNodes", 8, sf_reqnodes, 1},
     {"ReqTRES", 10, sf_reqtres, 0},
     {"Reservation", 20, sf_reservation, 0},
+    {"ReservationId", 8, sf_reservationid, 1},
+    {"Reserved", 10, sf_reserved, 0},
+    {"ResvCPU", 10, sf_resvcpu, 0},
+    {"ResvCPURAW", 10, sf_resvcpuraw, 1},
     {"Start", 19, sf_start, 0},
     {"State", 10, sf_state, 0},
     {"Submit", 19, sf_submit, 0},
@@ -515,6 +896,22 @@ static const sacct_field_t sacct_fields[] = {
     {"Timelimit", 10, sf_timelimit, 0},
     {"TimelimitRaw", 10, sf_timelimitraw, 0},
     {"TotalCPU", 10, sf_totalcpu, 0},
+    {"TRESUsageInAve", 14, sf_tin_ave, 0},
+    {"TRESUsageInMax", 14, sf_tin_max, 0},
+    {"TRESUsageInMaxNode", 18, sf_tin_maxnode, 0},
+    {"TRESUsageInMaxTask", 18, sf_tin_maxtask, 0},
+    {"TRESUsageInMin", 14, sf_tin_min, 0},
+    {"TRESUsageInMinNode", 18, sf_tin_minnode, 0},
+    {"TRESUsageInMinTask", 18, sf_tin_mintask, 0},
+    {"TRESUsageInTot", 14, sf_tin_tot, 0},
+    {"TRESUsageOutAve", 15, sf_tout_ave, 0},
+    {"TRESUsageOutMax", 15, sf_tout_max, 0},
+    {"TRESUsageOutMaxNode", 19, sf_tout_maxnode, 0},
+    {"TRESUsageOutMaxTask", 19, sf_tout_maxtask, 0},
+    {"TRESUsageOutMin", 15, sf_tout_min, 0},
+    {"TRESUsageOutMinNode", 19, sf_tout_minnode, 0},
+    {"TRESUsageOutMinTask", 19, sf_tout_mintask, 0},
+    {"TRESUsageOutTot", 15, sf_tout_tot, 0},
     {"UID", 6, sf_uid, 1},
     {"User", 9, sf_user, 0},
     {"UserCPU", 10, sf_usercpu, 0},

@@ -6,7 +6,8 @@
  * records (§6.1) with the job beside it. Formatters are pure: the current
  * time comes in the context, so tests are deterministic.
  *
- * Entry points: sacct_field_find, sacct_field_at, sacct_cpu_time.
+ * Entry points: sacct_field_find, sacct_field_at, sacct_cpu_time, sacct_size,
+ * sacct_disk_mb.
  */
 #ifndef LOOM_CLI_SACCT_FIELDS_H
 #define LOOM_CLI_SACCT_FIELDS_H
@@ -43,5 +44,8 @@ void sacct_cpu_time(int64_t usec, loom_sbuf_t *out);
  * conversion): divided by 1024 while it divides evenly, with the unit
  * letter K, M, G, T, P; 1264K, 200M, 1000 (bytes). */
 void sacct_size(uint64_t bytes, loom_sbuf_t *out);
+/* A disk figure as sacct 22.05 prints MaxDiskRead, AveDiskWrite, ...: in
+ * megabytes with two decimals ("0.05M", "20.70M", "2G"), "0" for none. */
+void sacct_disk_mb(int64_t bytes, loom_sbuf_t *out);
 
 #endif

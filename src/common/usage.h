@@ -41,7 +41,9 @@ typedef struct loom_usage_task {
  * ave_rss, max_vmsize, max_vmsize_node, max_vmsize_task, ave_vmsize,
  * total_cpu, user_cpu, system_cpu, min_cpu, min_cpu_node, min_cpu_task,
  * max_disk_read(_node, _task), ave_disk_read, max_disk_write(_node, _task),
- * ave_disk_write, gpu_time, gpu_util}. gpu_util < 0 leaves it out. */
+ * ave_disk_write, max_cpu, min_rss, min_vmsize, min_disk_read, min_disk_write
+ * (each with _node, _task), tot_rss, tot_vmsize, tot_disk_read, tot_disk_write,
+ * gpu_time, gpu_util}. gpu_util < 0 leaves it out. */
 json_t *loom_usage_node_json(const char *node, const loom_usage_task_t *tasks, uint32_t ntasks,
                              int64_t gpu_time, int gpu_util);
 
@@ -50,7 +52,12 @@ json_t *loom_usage_node_json(const char *node, const loom_usage_task_t *tasks, u
  * up, gpu_util is weighted by GPU time. Bad or missing members count as 0. */
 void loom_usage_merge(json_t *acc, const json_t *node);
 
-/* The step record's fields (§6.1) of a summary: new object. */
+/* The step record's fields (§6.1) of a summary: new object. The figures
+ * only sacct's longer fields use (AveVMSize, MinCPU, TRESUsageIn*, TRESUsageOut*) are
+ * in its "usage_more" object: ave_vmsize, ave_disk_read, ave_disk_write,
+ * min_cpu, max_cpu, max_vmsize, max_disk_read, max_disk_write, min_rss,
+ * min_vmsize, min_disk_read, min_disk_write (each max/min with _node and
+ * _task), tot_rss, tot_vmsize, tot_disk_read, tot_disk_write. */
 json_t *loom_usage_record(const json_t *summary);
 
 #define LOOM_USAGE_DEFAULT_FREQ 30

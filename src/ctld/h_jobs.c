@@ -65,8 +65,12 @@ static int h_jobs_enqueue(ctld_t *c, ctld_job_t *job, loom_err_t *err)
         job->prio_base = ctld_sched_prio_base(c);
     job->priority = job->hold ? 0 : ctld_sched_initial_prio(c, job, job->submit_time);
     job->eligible_time = job->submit_time;
-    /* As slurmctld: a job that waits on others shows it from its submission. */
-    job->reason = job->hold ? "JobHeldUser" : job->dependency ? "Dependency" : "None";
+    /* As slurmctld: a job that waits on others, or for its --begin time,
+     * shows it from its submission (the scheduler's order: job_depend.c). */
+    job->reason = job->hold                            ? "JobHeldUser"
+                  : job->begin_time > job->submit_time ? "BeginTime"
+                  : job->dependency                    ? "Dependency"
+                                                       : "None";
     /* The script file first (job_script.h); the entry carries them too. */
     int rc = ctld_job_script_save(c, ctld_job_script_owner(job), job->script, job->env, err);
     if (rc < 0)

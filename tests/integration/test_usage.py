@@ -175,6 +175,6 @@ def test_usage_reaches_sacct(make_cluster):
             assert 0 < kib_of(averss) <= kib_of(maxrss), rows[key]
             assert 0.9 <= cpu_secs(total) <= 60, rows[key]
             assert abs(cpu_secs(user) + cpu_secs(system) - cpu_secs(total)) < 0.01, rows[key]
-            assert re.fullmatch(r"\d+[KMG]?", disk) and node == "node1", rows[key]
+            assert re.fullmatch(r"0|\d+\.\d\dM|\d+(\.\d\d)?[MGT]", disk) and node == "node1", rows[key]
         # the job's row adds up its steps' CPU, as slurmdbd's
         assert cpu_secs(rows[jid][4]) >= 1.8, rows

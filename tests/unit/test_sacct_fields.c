@@ -144,7 +144,7 @@ static void test_usage_fields(void **state)
         const char *want;
     } cases[] = {
         {"MaxRSS", 1, "200M"},        {"AveRSS", 1, "1234K"},      {"MaxVMSize", 1, "0"},
-        {"MaxRSSTask", 1, "3"},       {"MaxDiskRead", 1, "2012"},  {"MaxDiskWrite", 1, "1M"},
+        {"MaxRSSTask", 1, "3"},       {"MaxDiskRead", 1, "0.00M"}, {"MaxDiskWrite", 1, "1.00M"},
         {"TotalCPU", 1, "00:01.234"}, {"UserCPU", 1, "00:01.000"}, {"SystemCPU", 1, "00:00.234"},
         {"TotalCPU", 0, "00:01.734"}, {"UserCPU", 0, "00:01.200"}, {"SystemCPU", 0, "00:00.534"},
         {"MaxDiskRead", 0, ""},       {"MaxRSSTask", 0, ""},
@@ -179,6 +179,150 @@ static void test_usage_fields(void **state)
     json_decref(step);
 }
 
+/* The fields of 22.05 that read the supervisors' usage (usage.h), the job's
+ * accounting fields, and their empty renderings; the wanted values are what
+ * sacct 22.05.8 printed for a two-task srun step (bench/slurmdbd_local.sh). */
+static void test_usage_more_fields(void **state)
+{
+    json_t *job = json_loads("{\"job_id\":1,\"qos\":\"normal\",\"num_cpus\":2,\"start_time\":100,"
+                             "\"eligible_time\":100,\"end_time\":104,\"assoc_id\":2}",
+                             0, NULL);
+    json_t *pend = json_loads("{\"job_id\":2,\"num_cpus\":1,\"eligible_time\":13486}", 0, NULL);
+    json_t *step = json_loads(
+        "{\"step_id\":\"1\",\"ntasks\":2,\"nnodes\":1,\"max_rss\":1636,\"ave_rss\":1604,"
+        "\"max_rss_node\":\"bn\",\"max_rss_task\":1,\"max_vmsize\":2920,\"total_cpu\":6000,"
+        "\"max_disk_read\":6977,\"max_disk_write\":1,\"usage_more\":{\"min_rss\":1572,"
+        "\"min_rss_node\":\"bn\",\"min_rss_task\":0,\"tot_rss\":3208,\"ave_vmsize\":2920,"
+        "\"min_vmsize\":2920,\"tot_vmsize\":5840,\"max_vmsize_node\":\"bn\",\"max_vmsize_task\":0,"
+        "\"ave_disk_read\":6977,\"min_disk_read\":6977,\"tot_disk_read\":13954,"
+        "\"max_disk_read_node\":\"bn\",\"max_disk_read_task\":0,\"ave_disk_write\":1,"
+        "\"min_disk_write\":1,\"tot_disk_write\":2,\"max_disk_write_node\":\"bn\","
+        "\"max_disk_write_task\":0,\"min_cpu\":1000,\"min_cpu_node\":\"bn\",\"min_cpu_task\":1,"
+        "\"max_cpu\":5000,\"max_cpu_node\":\"bn\",\"max_cpu_task\":0}}",
+        0, NULL);
+    json_t *batch = json_loads("{\"step_id\":\"batch\",\"ntasks\":1,\"nnodes\":1}", 0, NULL);
+    static const struct {
+        const char *field;
+        int row; /* 0 job, 1 step, 2 batch, 3 pending job */
+        const char *want;
+    } cases[] = {
+        {"TRESUsageInAve", 1, "cpu=00:00:00,energy=0,fs/disk=6977,mem=1604K,pages=0,vmem=2920K"},
+        {"TRESUsageInMax", 1, "cpu=00:00:00,energy=0,fs/disk=6977,mem=1636K,pages=0,vmem=2920K"},
+        {"TRESUsageInMin", 1, "cpu=00:00:00,energy=0,fs/disk=6977,mem=1572K,pages=0,vmem=2920K"},
+        {"TRESUsageInTot", 1, "cpu=00:00:00,energy=0,fs/disk=13954,mem=3208K,pages=0,vmem=5840K"},
+        {"TRESUsageInMaxNode", 1, "cpu=bn,energy=bn,fs/disk=bn,mem=bn,pages=bn,vmem=bn"},
+        {"TRESUsageInMaxTask", 1, "cpu=0,fs/disk=0,mem=1,pages=0,vmem=0"},
+        {"TRESUsageInMinTask", 1, "cpu=1,fs/disk=0,mem=0,pages=0,vmem=0"},
+        {"TRESUsageOutAve", 1, "energy=0,fs/disk=1"},
+        {"TRESUsageOutTot", 1, "energy=0,fs/disk=2"},
+        {"TRESUsageOutMaxNode", 1, "energy=bn,fs/disk=bn"},
+        {"TRESUsageOutMaxTask", 1, "fs/disk=0"},
+        {"TRESUsageInTot", 0, ""},
+        {"AveDiskRead", 1, "0.01M"},
+        {"AveDiskWrite", 1, "0.00M"},
+        {"MaxDiskReadNode", 1, "bn"},
+        {"MaxDiskWriteTask", 1, "0"},
+        {"AveVMSize", 1, "2920K"},
+        {"MaxVMSizeNode", 1, "bn"},
+        {"MinCPU", 1, "00:00:00"},
+        {"MinCPUTask", 1, "1"},
+        {"AveCPU", 1, "00:00:00"},
+        {"AveCPU", 0, ""},
+        {"AvePages", 1, "0"},
+        {"MaxPagesNode", 1, "bn"},
+        {"AveCPUFreq", 0, ""},
+        {"Layout", 1, "Block"},
+        {"Layout", 2, "Unknown"},
+        {"Layout", 0, ""},
+        {"ReqCPUFreq", 0, "Unknown"},
+        {"ReqCPUFreqGov", 1, "Unknown"},
+        {"ReqCPUFreqMin", 2, "0"},
+        {"QOSRAW", 0, "1"},
+        {"QOSRAW", 1, ""},
+        {"AssocID", 1, "2"},
+        {"DBIndex", 0, "0"},
+        {"Flags", 0, "SchedMain,StartRecieved"},
+        {"Flags", 3, "StartRecieved"},
+        {"Flags", 1, ""},
+        {"Reserved", 0, "00:00:00"},
+        {"ResvCPURAW", 0, "0"},
+        {"Reserved", 3, "INVALID"},
+        {"ResvCPU", 3, "INVALID"},
+        {"ResvCPURAW", 3, "4294963810"},
+        {"Reserved", 1, ""},
+        {"ReservationId", 0, ""},
+        {"BlockID", 0, ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const sacct_field_t *f = sacct_field_find(cases[i].field, strlen(cases[i].field));
+        if (!f)
+            fail_msg("no field %s", cases[i].field);
+        int row = cases[i].row;
+        sacct_row_t r = {.job = row == 3 ? pend : job,
+                         .step = row == 1   ? step
+                                 : row == 2 ? batch
+                                            : NULL,
+                         .now = 10000};
+        loom_sbuf_t sb = LOOM_SBUF_INIT;
+        f->fmt(&r, &sb);
+        if (strcmp(loom_sbuf_str(&sb), cases[i].want) != 0)
+            fail_msg("%s (row %d): '%s', expected '%s'", cases[i].field, row, loom_sbuf_str(&sb),
+                     cases[i].want);
+        loom_sbuf_free(&sb);
+    }
+    json_decref(job);
+    json_decref(pend);
+    json_decref(step);
+    json_decref(batch);
+}
+
+/* --helpformat lists 22.05's 109 fields in its order; widths as 22.05's. */
+static void test_field_list(void **state)
+{
+    static const struct {
+        size_t at;
+        const char *name;
+        int width;
+    } cases[] = {
+        {0, "Account", 10},
+        {5, "AssocID", 7},
+        {6, "AveCPU", 10},
+        {10, "AvePages", 10},
+        {15, "Comment", 14},
+        {22, "DBIndex", 10},
+        {35, "Layout", 9},
+        {42, "MaxPages", 8},
+        {43, "MaxPagesNode", 12},
+        {44, "MaxPagesTask", 14},
+        {62, "QOSRAW", 6},
+        {64, "ReqCPUFreq", 10},
+        {73, "ReservationId", 8},
+        {74, "Reserved", 10},
+        {76, "ResvCPURAW", 10},
+        {87, "TRESUsageInAve", 14},
+        {94, "TRESUsageInTot", 14},
+        {99, "TRESUsageOutMin", 15},
+        {101, "TRESUsageOutMinTask", 19},
+        {108, "WorkDir", 20},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const sacct_field_t *f = sacct_field_at(cases[i].at);
+        assert_non_null(f);
+        assert_string_equal(f->name, cases[i].name);
+        assert_int_equal(f->width, cases[i].width);
+    }
+    assert_null(sacct_field_at(109));
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    for (int64_t b = 0; b <= 4; b++) { /* sacct_disk_mb: 0, 0.05M, 1.00M, 20.70M, 2G */
+        static const int64_t in[] = {0, 52580, 1048576, 21700615, 2147483648};
+        static const char *const want[] = {"0", "0.05M", "1.00M", "20.70M", "2G"};
+        loom_sbuf_reset(&sb);
+        sacct_disk_mb(in[b], &sb);
+        assert_string_equal(loom_sbuf_str(&sb), want[b]);
+    }
+    loom_sbuf_free(&sb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +330,8 @@ int main(void)
         cmocka_unit_test(test_fields),
         cmocka_unit_test(test_reqmem_and_tool_fields),
         cmocka_unit_test(test_usage_fields),
+        cmocka_unit_test(test_usage_more_fields),
+        cmocka_unit_test(test_field_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

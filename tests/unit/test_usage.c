@@ -108,14 +108,19 @@ static void test_merge(void **state)
 
     json_t *rec = loom_usage_record(acc);
     static const char *const keys[] = {
-        "max_rss",  "ave_rss",    "max_vmsize",    "max_rss_node",   "max_rss_task", "total_cpu",
-        "user_cpu", "system_cpu", "max_disk_read", "max_disk_write", "gpu_time",     "gpu_util"};
+        "max_rss",   "ave_rss",  "max_vmsize", "max_rss_node",  "max_rss_task",
+        "total_cpu", "user_cpu", "system_cpu", "max_disk_read", "max_disk_write",
+        "gpu_time",  "gpu_util", "usage_more"};
     size_t have = 0;
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         have += json_object_get(rec, keys[i]) != NULL;
     assert_int_equal(have, json_object_size(rec));
     assert_null(json_object_get(rec, "ntasks"));
     assert_int_equal(get(rec, "max_rss"), 400);
+    const json_t *more = json_object_get(rec, "usage_more");
+    assert_int_equal(get(more, "min_cpu"), 0);
+    assert_string_equal(gets(more, "min_cpu_node"), "n3");
+    assert_null(json_object_get(more, "ave_rss_node"));
     json_decref(rec);
     json_decref(acc);
 }

@@ -1,0 +1,123 @@
+"""sacct's fields as sacct 22.05.8 has them, side by side with a one-host
+Slurm (bench/slurmdbd_local.sh): --helpformat lists the same 109 names in its
+layout; every field prints with -o on jobs, batch and srun steps (usage from
+the step supervisors: TRESUsageIn*, AveDiskRead, MinCPU, ...); a job
+submitted with a future --begin shows reason BeginTime at once; an array's
+record of its pending tasks comes after its tasks. Against loomdbd on SQLite,
+and PostgreSQL when LOOM_TEST_PGSQL is set."""
+import re
+import time
+
+import pytest
+
+from dbd_util import BACKENDS
+from test_acct_link import acct_beside
+
+NAMES_2205 = """
+    Account AdminComment AllocCPUS AllocNodes AllocTRES AssocID AveCPU AveCPUFreq AveDiskRead
+    AveDiskWrite AvePages AveRSS AveVMSize BlockID Cluster Comment Constraints ConsumedEnergy
+    ConsumedEnergyRaw Container CPUTime CPUTimeRAW DBIndex DerivedExitCode Elapsed ElapsedRaw
+    Eligible End ExitCode Flags GID Group JobID JobIDRaw JobName Layout MaxDiskRead
+    MaxDiskReadNode MaxDiskReadTask MaxDiskWrite MaxDiskWriteNode MaxDiskWriteTask MaxPages
+    MaxPagesNode MaxPagesTask MaxRSS MaxRSSNode MaxRSSTask MaxVMSize MaxVMSizeNode
+    MaxVMSizeTask McsLabel MinCPU MinCPUNode MinCPUTask NCPUS NNodes NodeList NTasks
+    Partition Priority QOS QOSRAW Reason ReqCPUFreq ReqCPUFreqGov ReqCPUFreqMax ReqCPUFreqMin
+    ReqCPUS ReqMem ReqNodes ReqTRES Reservation ReservationId Reserved ResvCPU ResvCPURAW
+    Start State Submit SubmitLine Suspended SystemComment SystemCPU Timelimit TimelimitRaw
+    TotalCPU TRESUsageInAve TRESUsageInMax TRESUsageInMaxNode TRESUsageInMaxTask
+    TRESUsageInMin TRESUsageInMinNode TRESUsageInMinTask TRESUsageInTot TRESUsageOutAve
+    TRESUsageOutMax TRESUsageOutMaxNode TRESUsageOutMaxTask TRESUsageOutMin
+    TRESUsageOutMinNode TRESUsageOutMinTask TRESUsageOutTot UID User UserCPU WCKey WCKeyID
+    WorkDir
+""".split()
+
+
+def sbatch(c, *args):
+    return c.run("sbatch", "--parsable", "-o", "/dev/null", *args,
+                 check=True).stdout.strip().split(";")[0]
+
+
+def test_helpformat_is_2205(make_cluster):
+    c = make_cluster(start=False)
+    p = c.run("sacct", "--helpformat")
+    assert p.returncode == 0 and p.stdout.split() == NAMES_2205, p.stdout
+    lines = p.stdout.split("\n")
+    assert lines[0] == "".join("%-19s%s" % (n, " " if i < 3 else "")
+                               for i, n in enumerate(NAMES_2205[:4])), lines[0]
+    assert lines[-2] == "%-19s" % "WorkDir" and lines[-1] == ""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_every_field_on_steps(make_cluster, backend):
+    conf = "JobAcctGatherType=jobacct_gather/linux\nJobAcctGatherFrequency=task=1\n"
+    with acct_beside(make_cluster, backend, conf, nodes=1, cpus=2, gpus=0) as (c, _):
+        jid = sbatch(c, "-n2", "--wrap",
+                     "srun -n2 sh -c 'head -c 3000000 /dev/urandom > /dev/null; sleep 1'")
+        rows = {}
+
+        def have():
+            p = c.run("sacct", "-P", "-S", "2000-01-01", "-j", jid, "-o", ",".join(NAMES_2205))
+            lines = p.stdout.splitlines()
+            rows.clear()
+            rows.update({l.split("|")[NAMES_2205.index("JobID")]:
+                         dict(zip(NAMES_2205, l.split("|"))) for l in lines[1:]})
+            return (p.returncode == 0 and lines[0].split("|") == NAMES_2205 and
+                    all(rows.get(k, {}).get("State") == "COMPLETED"
+                        and rows[k]["TRESUsageInTot"] for k in (jid + ".batch", jid + ".0")))
+        c.wait_for(have, "the job's steps with usage in sacct (%s)" % rows, timeout=60,
+                   interval=0.5)
+        job, batch, step = rows[jid], rows[jid + ".batch"], rows[jid + ".0"]
+        assert all(len(r) == len(NAMES_2205) for r in rows.values()), rows
+        tres_in = (r"cpu=\d\d:\d\d:\d\d,energy=0,fs/disk=(\d+),mem=\d+[KMG]?,pages=0,"
+                   r"vmem=\d+[KMG]?")
+        m = re.fullmatch(tres_in, step["TRESUsageInTot"])
+        assert m and int(m.group(1)) >= 6000000, step  # both tasks read 3 MB
+        assert re.fullmatch(tres_in, step["TRESUsageInMax"]), step
+        assert step["TRESUsageInMaxNode"] == ",".join(
+            k + "=node1" for k in ("cpu", "energy", "fs/disk", "mem", "pages", "vmem")), step
+        assert re.fullmatch(r"cpu=[01],fs/disk=[01],mem=[01],pages=0,vmem=[01]",
+                            step["TRESUsageInMaxTask"]), step
+        assert re.fullmatch(r"energy=0,fs/disk=\d+", step["TRESUsageOutTot"]), step
+        assert re.fullmatch(r"\d+\.\d\dM", step["AveDiskRead"]), step  # 2.86M
+        assert step["MaxDiskReadNode"] == step["MinCPUNode"] == "node1", step
+        assert step["Layout"] == "Block" and batch["Layout"] == "Unknown", (step, batch)
+        assert step["ReqCPUFreq"] == job["ReqCPUFreq"] == "Unknown" and batch["ReqCPUFreq"] == "0"
+        assert re.fullmatch(r"\d\d:\d\d:\d\d", step["AveCPU"]), step
+        for empty in ("TRESUsageInTot", "AveCPU", "Layout", "MinCPUNode", "AveDiskRead"):
+            assert job[empty] == "", (empty, job)
+        assert job["Flags"] == "SchedMain,StartRecieved" and batch["Flags"] == "", job
+        assert job["QOSRAW"] == "1" and step["QOSRAW"] == "", job
+        assert re.fullmatch(r"\d\d:\d\d:\d\d", job["Reserved"]) and job["ResvCPURAW"].isdigit()
+        p = c.run("sacct", "-S", "2000-01-01", "-j", jid, "-X", "-o", "TRESUsageInTot,ReservationId")
+        assert p.stdout.splitlines()[0] == "TRESUsageInTot Reservat ", p.stdout  # as 22.05
+
+
+def test_begin_time_reason_at_once(make_cluster):
+    c = make_cluster(nodes=1, cpus=2, gpus=0)
+    jid = sbatch(c, "--begin=now+3600", "--wrap", "true")
+    assert c.run("squeue", "-h", "-o", "%r", "-j", jid).stdout == "BeginTime\n"
+    held = sbatch(c, "-H", "--begin=now+3600", "--wrap", "true")
+    assert c.run("squeue", "-h", "-o", "%r", "-j", held).stdout == "JobHeldUser\n"
+
+
+def test_array_rows_order(make_cluster):
+    """22.05: tasks by task id, the record of the still pending tasks last
+    ("3_0 3_1 3_2 3_3 3_[4-5]"), the next job after."""
+    with acct_beside(make_cluster, nodes=1, cpus=2, gpus=0) as (c, _):
+        arr = sbatch(c, "-a", "0-5", "--wrap",
+                     "sleep $(( SLURM_ARRAY_TASK_ID < 2 ? 0 : 60 ))")
+        time.sleep(1.1)  # a later submit time
+        after = sbatch(c, "--wrap", "true")
+        want = ["%s_%d" % (arr, i) for i in range(4)] + ["%s_[4-5]" % arr]
+        got = []
+
+        def ordered():
+            p = c.run("sacct", "-n", "-X", "-P", "-S", "2000-01-01", "-o", "JobID", "-j", arr)
+            got[:] = p.stdout.split()
+            return got == want
+        c.wait_for(ordered, "the array's rows in order (%s)" % got, timeout=60, interval=0.5)
+        p = c.run("sacct", "-n", "-X", "-P", "-S", "2000-01-01", "-o", "JobID")
+        ids = p.stdout.split()
+        assert ids[ids.index(want[0]):ids.index(want[-1]) + 1] == want, ids
+        assert ids.index(after) > ids.index(want[-1]), ids
+        c.run("scancel", arr)
