@@ -55,9 +55,8 @@ static json_t *alloc_desc(const loom_jobopt_t *jo, const srun_alloc_opts_t *o)
         host[sizeof(host) - 1] = '\0';
         json_object_set_new(desc, "submit_host", json_string(host));
     }
-    /* An interactive allocation is never requeued after a node failure. */
-    if (!json_object_get(desc, "requeue"))
-        json_object_set_new(desc, "requeue", json_false());
+    /* Requeue follows JobRequeue (scontrol shows Requeue=1, as 22.05); the
+     * controller never requeues an allocation (only batch jobs). */
     return desc;
 }
 

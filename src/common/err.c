@@ -72,6 +72,7 @@ static const err_entry_t err_table[] = {
     {LOOM_EJOB_SUSPENDED, "LOOM_EJOB_SUSPENDED",
      "Job is current suspended, requested operation disabled"},
     {LOOM_ENOT_SUSPENDED, "LOOM_ENOT_SUSPENDED", "Job is not suspended"},
+    {LOOM_EBATCH_ONLY, "LOOM_EBATCH_ONLY", "Only batch jobs are accepted or processed"},
 };
 
 static const err_entry_t *err_find(int code)

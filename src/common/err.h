@@ -71,6 +71,7 @@ enum {
     LOOM_EINVAL_RESV,    /* Requested reservation is invalid */
     LOOM_EJOB_SUSPENDED, /* suspend of a job already suspended */
     LOOM_ENOT_SUSPENDED, /* resume of a job that is not suspended */
+    LOOM_EBATCH_ONLY,    /* requeue of a salloc/srun allocation */
     LOOM_EEND
 };
 

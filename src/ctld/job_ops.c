@@ -197,12 +197,13 @@ int ctld_job_node_fail(ctld_t *c, ctld_job_t *job, loom_err_t *err)
     loom_job_state_t base = loom_job_base(job->state);
     int rc = 0;
     if (base == LOOM_JOB_RUNNING || base == LOOM_JOB_SUSPENDED) {
-        if (job->requeue)
+        if (job->requeue && job->batch)
             rc = ops_requeue_event(c, job, false, false, err);
         else
             rc =
                 ops_end(c, job, LOOM_JOB_EV_NODE_FAIL, job->exit_code, ctld_now(), "NodeDown", err);
-        loom_info("job %u: node failure, %s", job->id, job->requeue ? "requeued" : "NODE_FAIL");
+        loom_info("job %u: node failure, %s", job->id,
+                  job->requeue && job->batch ? "requeued" : "NODE_FAIL");
     }
     if (rc == 0)
         rc = ops_epilog_done(c, job, 0, false);
@@ -212,6 +213,8 @@ int ctld_job_node_fail(ctld_t *c, ctld_job_t *job, loom_err_t *err)
 int ctld_job_requeue(ctld_t *c, ctld_job_t *job, bool hold, bool admin, loom_err_t *err)
 {
     loom_job_state_t base = loom_job_base(job->state);
+    if (!job->batch) /* salloc's and srun's allocations are never requeued (22.05) */
+        return loom_errf(err, -LOOM_EBATCH_ONLY, "Only batch jobs are accepted or processed");
     if (base == LOOM_JOB_PENDING)
         return loom_errf(err, -LOOM_EPENDING, "job %u is pending", job->id);
     if (job->state & LOOM_JOB_F_COMPLETING)
@@ -291,7 +294,7 @@ int ctld_job_launch_failed(ctld_t *c, ctld_job_t *job, const char *why)
     if (loom_job_base(job->state) != LOOM_JOB_RUNNING)
         return 0;
     int rc;
-    if (job->requeue) {
+    if (job->requeue && job->batch) {
         rc = ops_requeue_event(c, job, true, true, NULL);
         if (rc == 0) {
             json_t *ev = json_pack("{s:s, s:I, s:{s:s}}", "ev", "job.update", "job_id",

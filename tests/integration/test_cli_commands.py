@@ -515,3 +515,16 @@ def test_min_memory_without_mem(make_cluster, def_mem):
     want = " MinMemoryCPU=100M " if def_mem == "100" else " MinMemoryNode=0 "
     assert want in text, text
     run(c, "scancel", *ids.values())
+
+
+def test_allocation_is_not_requeued(cluster):
+    """salloc's allocation as 22.05 (side by side): Requeue=1 (JobRequeue) but
+    scontrol requeue refuses it, 'Only batch jobs are accepted or processed'."""
+    p = run(cluster, "salloc", "--no-shell", "-n1")
+    jid = int(re.search(r"Granted job allocation (\d+)", p.stderr).group(1))
+    text = run(cluster, "scontrol", "show", "job", str(jid)).stdout
+    assert "\n   Requeue=1 Restarts=0 BatchFlag=0 " in text, text
+    assert scontrol_err(cluster, "requeue", str(jid)) == (
+        "Only batch jobs are accepted or processed for job %d\n" % jid)
+    assert cluster.state_of(cluster.job(jid)) == "RUNNING"
+    run(cluster, "scancel", str(jid))
