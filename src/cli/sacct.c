@@ -194,6 +194,8 @@ static int sacct_query(sacct_t *s, time_t now, json_t **jobs)
         tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
         start = mktime(&tm);
     }
+    if (start && !end)
+        end = now; /* a window ends now: jobs eligible later are not in it */
     json_object_set_new(q, "start", json_integer(start));
     json_object_set_new(q, "end", json_integer(end));
     char *ids = s->jobs ? sacct_job_ids(s) : NULL,

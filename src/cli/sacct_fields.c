@@ -17,6 +17,12 @@ static const json_t *sf_src(const sacct_row_t *r)
     return r->step ? r->step : r->job;
 }
 
+/* The job has run (a pending job's record may hold its expected start). */
+static bool sf_job_started(const json_t *job)
+{
+    return loom_ji(job, "start_time", 0) > 0 && strcmp(loom_js_or(job, "state", ""), "PENDING");
+}
+
 static void sf_jobid(const sacct_row_t *r, loom_sbuf_t *out, bool raw)
 {
     const json_t *j = r->job;
@@ -174,7 +180,7 @@ static int64_t sf_elapsed_secs(const sacct_row_t *r)
 {
     const json_t *s = sf_src(r);
     int64_t start = loom_ji(s, "start_time", 0), end = loom_ji(s, "end_time", 0);
-    if (start <= 0)
+    if (start <= 0 || (!r->step && !sf_job_started(r->job)))
         return 0;
     if (end <= 0)
         end = r->now;
@@ -206,9 +212,13 @@ static void sf_date(const sacct_row_t *r, const char *key, loom_sbuf_t *out)
     loom_date_fmt((time_t)t, "Unknown", out);
 }
 
+/* A pending job's record may hold its expected start: 22.05 shows Unknown. */
 static void sf_start(const sacct_row_t *r, loom_sbuf_t *out)
 {
-    sf_date(r, "start_time", out);
+    if (!r->step && !sf_job_started(r->job))
+        loom_sbuf_add(out, "Unknown");
+    else
+        sf_date(r, "start_time", out);
 }
 
 static void sf_end(const sacct_row_t *r, loom_sbuf_t *out)
@@ -423,7 +433,7 @@ static void sf_ntasks(const sacct_row_t *r, loom_sbuf_t *out)
 /* A job's nodes once it has run (0 before), a step's nodes. */
 static void sf_allocnodes(const sacct_row_t *r, loom_sbuf_t *out)
 {
-    if (!r->step && loom_ji(r->job, "start_time", 0) <= 0)
+    if (!r->step && !sf_job_started(r->job))
         loom_sbuf_add(out, "0");
     else
         sf_nnodes(r, out);
@@ -761,18 +771,17 @@ static void sf_flags(const sacct_row_t *r, loom_sbuf_t *out)
     if (f && *f)
         loom_sbuf_add(out, f);
     else
-        loom_sbuf_add(out, loom_ji(r->job, "start_time", 0) > 0 ? "SchedMain,StartRecieved"
-                                                                : "StartRecieved");
+        loom_sbuf_add(out, sf_job_started(r->job) ? "SchedMain,StartRecieved" : "StartRecieved");
 }
 
 /* Reserved: how long the job waited once eligible (until now while it
  * pends); negative (eligible in the future) reads INVALID as in 22.05. */
 static int64_t sf_reserved_secs(const sacct_row_t *r)
 {
-    int64_t elig = loom_ji(r->job, "eligible_time", 0), start = loom_ji(r->job, "start_time", 0);
+    int64_t elig = loom_ji(r->job, "eligible_time", 0);
     if (elig <= 0)
         return 0;
-    return (start > 0 ? start : (int64_t)r->now) - elig;
+    return (sf_job_started(r->job) ? loom_ji(r->job, "start_time", 0) : (int64_t)r->now) - elig;
 }
 
 static void sf_reserved_fmt(int64_t secs, loom_sbuf_t *out)

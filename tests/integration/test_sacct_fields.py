@@ -100,14 +100,16 @@ def test_begin_time_reason_at_once(make_cluster):
     assert c.run("squeue", "-h", "-o", "%r", "-j", held).stdout == "JobHeldUser\n"
 
 
-def test_array_rows_order(make_cluster):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_array_rows_order(make_cluster, backend):
     """22.05: tasks by task id, the record of the still pending tasks last
     ("3_0 3_1 3_2 3_3 3_[4-5]"), the next job after."""
-    with acct_beside(make_cluster, nodes=1, cpus=2, gpus=0) as (c, _):
+    with acct_beside(make_cluster, backend, nodes=1, cpus=2, gpus=0) as (c, _):
         arr = sbatch(c, "-a", "0-5", "--wrap",
                      "sleep $(( SLURM_ARRAY_TASK_ID < 2 ? 0 : 60 ))")
         time.sleep(1.1)  # a later submit time
         after = sbatch(c, "--wrap", "true")
+        later = sbatch(c, "--begin=now+3600", "--wrap", "true")
         want = ["%s_%d" % (arr, i) for i in range(4)] + ["%s_[4-5]" % arr]
         got = []
 
@@ -120,4 +122,12 @@ def test_array_rows_order(make_cluster):
         ids = p.stdout.split()
         assert ids[ids.index(want[0]):ids.index(want[-1]) + 1] == want, ids
         assert ids.index(after) > ids.index(want[-1]), ids
+        # a job eligible after the window's end is not in it (-j shows it)
+        row = "%s|PENDING|Unknown|0|StartRecieved|INVALID\n" % later
+        c.wait_for(lambda: c.run("sacct", "-n", "-X", "-P", "-o",
+                                 "JobID,State,Start,AllocNodes,Flags,Reserved",
+                                 "-j", later).stdout == row, "the --begin job in sacct -j",
+                   timeout=30, interval=0.5)
+        p = c.run("sacct", "-n", "-X", "-P", "-S", "2000-01-01", "-o", "JobID")
+        assert later not in p.stdout.split() and after in p.stdout.split(), p.stdout
         c.run("scancel", arr)

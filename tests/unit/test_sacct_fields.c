@@ -187,7 +187,9 @@ static void test_usage_more_fields(void **state)
     json_t *job = json_loads("{\"job_id\":1,\"qos\":\"normal\",\"num_cpus\":2,\"start_time\":100,"
                              "\"eligible_time\":100,\"end_time\":104,\"assoc_id\":2}",
                              0, NULL);
-    json_t *pend = json_loads("{\"job_id\":2,\"num_cpus\":1,\"eligible_time\":13486}", 0, NULL);
+    json_t *pend = json_loads("{\"job_id\":2,\"num_cpus\":1,\"eligible_time\":13486,"
+                              "\"state\":\"PENDING\",\"start_time\":13486}",
+                              0, NULL);
     json_t *step = json_loads(
         "{\"step_id\":\"1\",\"ntasks\":2,\"nnodes\":1,\"max_rss\":1636,\"ave_rss\":1604,"
         "\"max_rss_node\":\"bn\",\"max_rss_task\":1,\"max_vmsize\":2920,\"total_cpu\":6000,"
@@ -252,6 +254,7 @@ static void test_usage_more_fields(void **state)
         {"Reserved", 1, ""},
         {"ReservationId", 0, ""},
         {"BlockID", 0, ""},
+        {"AllocNodes", 3, "0"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const sacct_field_t *f = sacct_field_find(cases[i].field, strlen(cases[i].field));
