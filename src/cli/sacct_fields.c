@@ -326,11 +326,6 @@ static void sf_maxrss(const sacct_row_t *r, loom_sbuf_t *out)
     sf_kib(r, "max_rss", out);
 }
 
-static void sf_averss(const sacct_row_t *r, loom_sbuf_t *out)
-{
-    sf_kib(r, "ave_rss", out);
-}
-
 static void sf_maxvmsize(const sacct_row_t *r, loom_sbuf_t *out)
 {
     sf_kib(r, "max_vmsize", out);
@@ -482,6 +477,26 @@ static int64_t sf_step_int(const sacct_row_t *r, const char *key)
     return sf_step_has(r, key, &v) && json_is_integer(v) ? (int64_t)json_integer_value(v) : 0;
 }
 
+/* An average as 22.05 takes it: the tasks' total ("tot_rss": the sum of
+ * each task's peak) over the tasks; records without totals keep theirs. */
+static int64_t sf_step_ave(const sacct_row_t *r, const char *key)
+{
+    char tot[64];
+    const json_t *v;
+    int64_t n = loom_ji(r->step, "ntasks", 1);
+    snprintf(tot, sizeof(tot), "tot_%s", key + 4);
+    if (sf_step_has(r, tot, &v) && json_is_integer(v) && n > 0)
+        return (int64_t)json_integer_value(v) / n;
+    return sf_step_int(r, key);
+}
+
+static void sf_averss(const sacct_row_t *r, loom_sbuf_t *out)
+{
+    const json_t *v;
+    if (sf_step_has(r, "ave_rss", &v) || sf_step_has(r, "tot_rss", &v))
+        sacct_size((uint64_t)sf_step_ave(r, "ave_rss") * 1024, out);
+}
+
 /* Disk figures as sacct 22.05 prints them: megabytes, "0.05M", "1.00M",
  * "20.70M"; "0" for nothing; over 1M in sacct's exact units (2048M: "2G"). */
 void sacct_disk_mb(int64_t bytes, loom_sbuf_t *out)
@@ -510,7 +525,7 @@ void sacct_disk_mb(int64_t bytes, loom_sbuf_t *out)
 static void sf_disk_field(const sacct_row_t *r, const char *key, loom_sbuf_t *out)
 {
     if (r->step)
-        sacct_disk_mb(sf_step_int(r, key), out);
+        sacct_disk_mb(strncmp(key, "ave_", 4) ? sf_step_int(r, key) : sf_step_ave(r, key), out);
 }
 
 static void sf_avediskread(const sacct_row_t *r, loom_sbuf_t *out)
@@ -582,7 +597,7 @@ SF_TASK(sf_mincputask, "min_cpu_task")
 static void sf_avevmsize(const sacct_row_t *r, loom_sbuf_t *out)
 {
     if (r->step)
-        sacct_size((uint64_t)sf_step_int(r, "ave_vmsize") * 1024, out);
+        sacct_size((uint64_t)sf_step_ave(r, "ave_vmsize") * 1024, out);
 }
 
 /* CPU seconds of a step's task figure (microseconds), sacct's "HH:MM:SS". */
@@ -652,10 +667,11 @@ static void sf_tres_in_vals(const sacct_row_t *r, sf_tkind_t k, loom_sbuf_t *out
                                      "tot_disk_read"};
     loom_sbuf_add(out, "cpu=");
     sf_cpu_secs(k == SF_T_AVE ? sf_ave_cpu_us(r) : sf_step_int(r, cpu[k]), out);
-    loom_sbuf_addf(out, ",energy=0,fs/disk=%" PRId64 ",mem=", sf_step_int(r, rd[k]));
-    sacct_size((uint64_t)sf_step_int(r, mem[k]) * 1024, out);
+    int64_t (*get)(const sacct_row_t *, const char *) = k == SF_T_AVE ? sf_step_ave : sf_step_int;
+    loom_sbuf_addf(out, ",energy=0,fs/disk=%" PRId64 ",mem=", get(r, rd[k]));
+    sacct_size((uint64_t)get(r, mem[k]) * 1024, out);
     loom_sbuf_add(out, ",pages=0,vmem=");
-    sacct_size((uint64_t)sf_step_int(r, vm[k]) * 1024, out);
+    sacct_size((uint64_t)get(r, vm[k]) * 1024, out);
 }
 
 /* Node ("energy" too) or task ("energy" left out) of each maximum/minimum. */
@@ -693,7 +709,8 @@ static void sf_tres_out_vals(const sacct_row_t *r, sf_tkind_t k, loom_sbuf_t *ou
 {
     static const char *const wr[] = {"ave_disk_write", "max_disk_write", "min_disk_write",
                                      "tot_disk_write"};
-    loom_sbuf_addf(out, "energy=0,fs/disk=%" PRId64, sf_step_int(r, wr[k]));
+    loom_sbuf_addf(out, "energy=0,fs/disk=%" PRId64,
+                   k == SF_T_AVE ? sf_step_ave(r, wr[k]) : sf_step_int(r, wr[k]));
 }
 
 #define SF_TIN(fn, kind)                                                                           \

@@ -202,7 +202,9 @@ static void test_usage_more_fields(void **state)
         "\"max_disk_write_task\":0,\"min_cpu\":1000,\"min_cpu_node\":\"bn\",\"min_cpu_task\":1,"
         "\"max_cpu\":5000,\"max_cpu_node\":\"bn\",\"max_cpu_task\":0}}",
         0, NULL);
-    json_t *batch = json_loads("{\"step_id\":\"batch\",\"ntasks\":1,\"nnodes\":1}", 0, NULL);
+    json_t *batch = json_loads("{\"step_id\":\"batch\",\"ntasks\":1,\"nnodes\":1,"
+                               "\"ave_rss\":100,\"usage_more\":{\"tot_rss\":3000}}",
+                               0, NULL);
     static const struct {
         const char *field;
         int row; /* 0 job, 1 step, 2 batch, 3 pending job */
@@ -255,6 +257,8 @@ static void test_usage_more_fields(void **state)
         {"ReservationId", 0, ""},
         {"BlockID", 0, ""},
         {"AllocNodes", 3, "0"},
+        {"AveRSS", 2, "3000K"}, /* 22.05's mean of the tasks' peaks, not the samples' */
+        {"AveRSS", 1, "1604K"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const sacct_field_t *f = sacct_field_find(cases[i].field, strlen(cases[i].field));
