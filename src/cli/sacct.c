@@ -25,9 +25,16 @@
 
 #define SACCT_DEFAULT "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
 #define SACCT_BRIEF   "JobID,State,ExitCode"
+/* 22.05's -l/--long */
 #define SACCT_LONG                                                                                 \
-    "JobID,JobIDRaw,JobName,Partition,MaxVMSize,MaxRSS,MaxRSSNode,AveRSS,AllocCPUS,Elapsed,"       \
-    "State,ExitCode,TotalCPU,UserCPU,SystemCPU,ReqMem,AllocTRES,NodeList"
+    "JobID,JobIDRaw,JobName,Partition,MaxVMSize,MaxVMSizeNode,MaxVMSizeTask,AveVMSize,MaxRSS,"     \
+    "MaxRSSNode,MaxRSSTask,AveRSS,MaxPages,MaxPagesNode,MaxPagesTask,AvePages,MinCPU,MinCPUNode,"  \
+    "MinCPUTask,AveCPU,NTasks,AllocCPUS,Elapsed,State,ExitCode,AveCPUFreq,ReqCPUFreqMin,"          \
+    "ReqCPUFreqMax,ReqCPUFreqGov,ReqMem,ConsumedEnergy,MaxDiskRead,MaxDiskReadNode,"               \
+    "MaxDiskReadTask,AveDiskRead,MaxDiskWrite,MaxDiskWriteNode,MaxDiskWriteTask,AveDiskWrite,"     \
+    "ReqTRES,AllocTRES,TRESUsageInAve,TRESUsageInMax,TRESUsageInMaxNode,TRESUsageInMaxTask,"       \
+    "TRESUsageInMin,TRESUsageInMinNode,TRESUsageInMinTask,TRESUsageInTot,TRESUsageOutMax,"         \
+    "TRESUsageOutMaxNode,TRESUsageOutMaxTask,TRESUsageOutAve,TRESUsageOutTot"
 
 typedef struct {
     const sacct_field_t *f;

@@ -31,6 +31,19 @@ NAMES_2205 = """
     WorkDir
 """.split()
 
+# the first line of sacct -l, as 22.05.8 prints it
+LONG_HEADER_2205 = ('JobID        JobIDRaw        JobName  Partition  MaxVMSize  MaxVMSizeNod'
+                    'e  MaxVMSizeTask  AveVMSize     MaxRSS MaxRSSNode MaxRSSTask     AveRSS '
+                    'MaxPages MaxPagesNode   MaxPagesTask   AvePages     MinCPU MinCPUNode Mi'
+                    'nCPUTask     AveCPU   NTasks  AllocCPUS    Elapsed      State ExitCode A'
+                    'veCPUFreq ReqCPUFreqMin ReqCPUFreqMax ReqCPUFreqGov     ReqMem ConsumedE'
+                    'nergy  MaxDiskRead MaxDiskReadNode MaxDiskReadTask    AveDiskRead MaxDis'
+                    'kWrite MaxDiskWriteNode MaxDiskWriteTask   AveDiskWrite    ReqTRES  Allo'
+                    'cTRES TRESUsageInAve TRESUsageInMax TRESUsageInMaxNode TRESUsageInMaxTas'
+                    'k TRESUsageInMin TRESUsageInMinNode TRESUsageInMinTask TRESUsageInTot TR'
+                    'ESUsageOutMax TRESUsageOutMaxNode TRESUsageOutMaxTask TRESUsageOutAve TR'
+                    'ESUsageOutTot ')
+
 
 def sbatch(c, *args):
     return c.run("sbatch", "--parsable", "-o", "/dev/null", *args,
@@ -88,7 +101,10 @@ def test_every_field_on_steps(make_cluster, backend):
         assert job["Flags"] == "SchedMain,StartRecieved" and batch["Flags"] == "", job
         assert job["QOSRAW"] == "1" and step["QOSRAW"] == "", job
         assert re.fullmatch(r"\d\d:\d\d:\d\d", job["Reserved"]) and job["ResvCPURAW"].isdigit()
-        p = c.run("sacct", "-S", "2000-01-01", "-j", jid, "-X", "-o", "TRESUsageInTot,ReservationId")
+        p = c.run("sacct", "-l", "-j", jid)
+        assert p.stdout.splitlines()[0] == LONG_HEADER_2205, p.stdout
+        p = c.run("sacct", "-S", "2000-01-01", "-j", jid, "-X", "-o",
+                  "TRESUsageInTot,ReservationId")
         assert p.stdout.splitlines()[0] == "TRESUsageInTot Reservat ", p.stdout  # as 22.05
 
 
