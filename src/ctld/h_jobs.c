@@ -72,7 +72,8 @@ static int h_jobs_enqueue(ctld_t *c, ctld_job_t *job, loom_err_t *err)
                   : job->dependency                    ? "Dependency"
                                                        : "None";
     /* The script file first (job_script.h); the entry carries them too. */
-    int rc = ctld_job_script_save(c, ctld_job_script_owner(job), job->script, job->env, err);
+    int rc =
+        ctld_job_script_save(c, ctld_job_script_owner(job), job->script, job->env, job->desc, err);
     if (rc < 0)
         return rc;
     json_t *ev =

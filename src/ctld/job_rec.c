@@ -8,6 +8,7 @@
 #include "ctld/job_desc.h"
 #include "ctld/job_mgr.h"
 #include "ctld/job_ops.h"
+#include "ctld/job_script.h"
 #include "ctld/sched_job.h"
 #include "ctld/step_mgr.h"
 
@@ -491,7 +492,7 @@ json_t *ctld_job_record(const ctld_t *c, const ctld_job_t *job, unsigned flags)
         json_object_set_new(rec, "ntasks_set", json_boolean(job->ntasks_set));
         json_object_set_new(rec, "contiguous", json_boolean(job->contiguous));
         json_object_set_new(rec, "mem_per_node_req", json_integer((json_int_t)job->mem_per_node));
-        json_object_set_new(rec, "desc", json_incref(job->desc ? job->desc : json_object()));
+        json_object_set_new(rec, "desc", job->desc ? json_incref(job->desc) : json_object());
         /* Only a job being submitted has them (job_script.h): job.submit. */
         if (job->script)
             json_object_set_new(rec, "script", json_string(job->script));
@@ -575,7 +576,8 @@ static void rec_read_flags(const json_t *rec, ctld_job_t *job)
     job->cancelled_by = (uint32_t)json_integer_value(by);
     job->mem_per_node = (uint64_t)json_integer_value(json_object_get(rec, "mem_per_node_req"));
     job->mem_per_cpu = (uint64_t)json_integer_value(json_object_get(rec, "mem_per_cpu"));
-    job->desc = json_incref(json_object_get(rec, "desc"));
+    /* The file keeps the whole description (job_script.h). */
+    job->desc = ctld_job_script_desc(json_object_get(rec, "desc"));
     job->batch = json_integer_value(json_object_get(rec, "batch_flag")) != 0;
 }
 

@@ -34,11 +34,41 @@ static void job_script_path(const ctld_t *c, uint32_t owner, char *out, size_t s
              c->conf->state_save_location, (unsigned)owner);
 }
 
+/* Description members that job fields hold (job_desc.c reads them into the
+ * job at submission; the controller never reads them from job->desc). */
+static const char *const job_script_kept_elsewhere[] = {
+    "name",           "current_working_directory",
+    "work_dir",       "standard_output",
+    "std_out",        "output",
+    "standard_error", "std_err",
+    "error",          "standard_input",
+    "std_in",         "input",
+    "submit_host",    "hold",
+    "comment",        "mail_type",
+    "mail_user",
+};
+
+json_t *ctld_job_script_desc(const json_t *desc)
+{
+    if (!json_is_object(desc))
+        return NULL;
+    json_t *kept = json_copy((json_t *)desc);
+    for (size_t i = 0; i < sizeof(job_script_kept_elsewhere) / sizeof(*job_script_kept_elsewhere);
+         i++)
+        json_object_del(kept, job_script_kept_elsewhere[i]);
+    if (json_object_size(kept))
+        return kept;
+    json_decref(kept);
+    return NULL;
+}
+
 /* The file's text (malloc'd): one JSON object and a newline. */
-static char *job_script_text(const char *script, const json_t *env, size_t *len)
+static char *job_script_text(const char *script, const json_t *env, const json_t *desc, size_t *len)
 {
     json_t *o = json_pack("{s:s, s:O}", "script", script ? script : "", "env",
                           json_is_array(env) ? env : json_array());
+    if (o && json_is_object(desc))
+        json_object_set(o, "desc", (json_t *)desc);
     char *body = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     if (!body)
@@ -91,10 +121,10 @@ static int job_script_put(const ctld_t *c, uint32_t owner, const char *text, siz
 }
 
 int ctld_job_script_save(const ctld_t *c, uint32_t owner, const char *script, const json_t *env,
-                         loom_err_t *err)
+                         const json_t *desc, loom_err_t *err)
 {
     size_t len = 0;
-    char *text = job_script_text(script, env, &len);
+    char *text = job_script_text(script, env, desc, &len);
     if (!text)
         return loom_errf(err, -LOOM_EINTERNAL, "job %u: cannot encode its script", owner);
     int rc = job_script_put(c, owner, text, len, err);
@@ -108,7 +138,8 @@ void ctld_job_script_replayed(const ctld_t *c, uint32_t owner, const json_t *rec
     if (!json_is_string(script) && !env)
         return;
     size_t len = 0;
-    char *text = job_script_text(json_string_value(script), env, &len);
+    char *text =
+        job_script_text(json_string_value(script), env, json_object_get(rec, "desc"), &len);
     char path[PATH_MAX];
     job_script_path(c, owner, path, sizeof(path));
     struct stat st;
@@ -137,6 +168,8 @@ int ctld_job_script_load(const ctld_t *c, const ctld_job_t *job, json_t *rec, lo
     }
     json_object_set(rec, "script", script);
     json_object_set(rec, "env", env);
+    if (json_is_object(json_object_get(o, "desc")))
+        json_object_set(rec, "desc", json_object_get(o, "desc"));
     json_decref(o);
     return 0;
 }

@@ -4,7 +4,8 @@
  * them under its state directory): about 10 KB per job less to hold.
  *
  * Layout: <StateSaveLocation>/scripts/job.<owner>, one compact JSON object
- * {"script":"...","env":["NAME=value",...]} and a newline, where the owner is
+ * {"script":"...","env":["NAME=value",...],"desc":{...}} and a newline (desc:
+ * the submitted description, whole; older files have none), where the owner is
  * the job id, or for an array the master id (array_job_id): an array is one
  * record until its tasks start, and all its tasks share the one file.
  *
@@ -20,6 +21,9 @@
  *    first (journal.h);
  *  - read back for each job.launch (sched_driver.c): a file that is missing
  *    or unreadable is a launch failure with an error naming it, never a crash;
+ *    the launch record's desc is the file's (loomd reads the options there),
+ *    while the job table keeps only the members no job field holds
+ *    (ctld_job_script_desc);
  *  - removed when the last job record that uses it is purged (MinJobAge), and
  *    after recovery when no job uses it.
  *
@@ -35,17 +39,24 @@
 /* The id that names the job's file: array_job_id for an array, else its id. */
 uint32_t ctld_job_script_owner(const ctld_job_t *job);
 
-/* Write the file of owner from script and env (NULL: empty). 0, or -errno
- * with err naming the file. */
+/* Write the file of owner from script, env and desc (NULL: empty). 0, or
+ * -errno with err naming the file. */
 int ctld_job_script_save(const ctld_t *c, uint32_t owner, const char *script, const json_t *env,
-                         loom_err_t *err);
+                         const json_t *desc, loom_err_t *err);
+
+/* The description the job table keeps (new reference, NULL when nothing is
+ * left): desc without the members that job fields hold (name, work_dir,
+ * output files, hold, ...), which the controller never reads from desc. */
+json_t *ctld_job_script_desc(const json_t *desc);
 
 /* Replay of a job.submit record (rec: its "job"): rewrite the file of owner
- * from rec's "script" and "env" unless it is there with the same size. A
- * record without them (a snapshot's) does nothing. Failures are logged. */
+ * from rec's "script", "env" and "desc" unless it is there with the same
+ * size. A record without script and env (a snapshot's) does nothing.
+ * Failures are logged. */
 void ctld_job_script_replayed(const ctld_t *c, uint32_t owner, const json_t *rec);
 
-/* Add "script" and "env" from the job's file to rec (a job.launch record).
+/* Add "script" and "env" from the job's file to rec (a job.launch record),
+ * and its "desc" when the file has one.
  * -ENOENT (or -errno) or -LOOM_EPARSE with err naming the file; rec is
  * untouched then. */
 int ctld_job_script_load(const ctld_t *c, const ctld_job_t *job, json_t *rec, loom_err_t *err);

@@ -3,6 +3,7 @@ not in loomctld's memory (src/ctld/job_script.h): written at submission, read
 back at launch, rewritten from the journal when a crash lost one, removed with
 the job record; a missing or corrupt file fails the job's launch with an error
 that names it, and the controller keeps serving."""
+import json
 import os
 import pwd
 import signal
@@ -52,6 +53,11 @@ def test_script_survives_kill_and_snapshot(make_cluster):
     c.wait_for(lambda: snap.exists() and '"job_id":%d' % j2 in snap.read_text(),
                "the recovery snapshot", timeout=30)
     assert "MARK=" not in snap.read_text() and "mark=" not in snap.read_text()
+    # Nor the description members that job fields hold; the file has them all.
+    recs = [json.loads(line) for line in snap.read_text().splitlines()]
+    rec = next(r["job"] for r in recs if r.get("job", {}).get("job_id") == j1)
+    assert rec["std_out"] == str(out1) and "standard_output" not in rec.get("desc", {})
+    assert json.loads(script_file(c, j1).read_text())["desc"]["standard_output"] == str(out1)
     # Restored from that snapshot alone (no entry carries the scripts now).
     c.kill_ctld(signal.SIGKILL)
     c.start_ctld()
