@@ -17,10 +17,15 @@ static const json_t *sf_src(const sacct_row_t *r)
     return r->step ? r->step : r->job;
 }
 
-/* The job has run (a pending job's record may hold its expected start). */
+/* The job has run: a pending job's record may hold its expected start, and
+ * one cancelled while pending its end as start (scontrol's), without nodes. */
 static bool sf_job_started(const json_t *job)
 {
-    return loom_ji(job, "start_time", 0) > 0 && strcmp(loom_js_or(job, "state", ""), "PENDING");
+    const char *state = loom_js_or(job, "state", "");
+    if (!strncmp(state, "CANCELLED", 9) && !*loom_js_or(job, "nodes", "") &&
+        loom_ji(job, "start_time", 0) == loom_ji(job, "end_time", 0))
+        return false;
+    return loom_ji(job, "start_time", 0) > 0 && strcmp(state, "PENDING");
 }
 
 static void sf_jobid(const sacct_row_t *r, loom_sbuf_t *out, bool raw)
@@ -212,11 +217,12 @@ static void sf_date(const sacct_row_t *r, const char *key, loom_sbuf_t *out)
     loom_date_fmt((time_t)t, "Unknown", out);
 }
 
-/* A pending job's record may hold its expected start: 22.05 shows Unknown. */
+/* A pending job's record may hold its expected start: 22.05 shows Unknown,
+ * and None once the job ended without starting (cancelled while pending). */
 static void sf_start(const sacct_row_t *r, loom_sbuf_t *out)
 {
     if (!r->step && !sf_job_started(r->job))
-        loom_sbuf_add(out, "Unknown");
+        loom_sbuf_add(out, loom_ji(r->job, "end_time", 0) > 0 ? "None" : "Unknown");
     else
         sf_date(r, "start_time", out);
 }
@@ -233,6 +239,14 @@ static void sf_submit(const sacct_row_t *r, loom_sbuf_t *out)
 
 static void sf_eligible(const sacct_row_t *r, loom_sbuf_t *out)
 {
+    /* never eligible: cancelled while held (priority 0) or dependent */
+    const char *why = loom_js_or(r->job, "reason", "");
+    if (!r->step && !sf_job_started(r->job) &&
+        (!strncmp(why, "JobHeld", 7) || !strcmp(why, "Dependency") ||
+         (loom_jhas(r->job, "priority") && loom_ji(r->job, "priority", 1) == 0))) {
+        loom_sbuf_add(out, "Unknown");
+        return;
+    }
     sf_date(r, r->step ? "submit_step" : "eligible_time", out);
 }
 

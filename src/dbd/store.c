@@ -377,12 +377,16 @@ static void store_q_build(store_query_t *q, const loom_store_jobq_t *f)
         store_q_add_ids(q, f->job_ids);
     if (f->start) /* still running, or ended inside the window */
         store_q_add_int(q, "(j.end_time = 0 OR j.end_time >= ?)", f->start);
-    if (f->end) {
+    if (f->end)
         store_q_add_int(q, "j.submit_time <= ?", f->end);
-        /* as slurmdbd: a job eligible only after the window (--begin) is not in
-         * it; the bare column keeps SQLite's integer affinity for the text bind */
-        store_q_add_int(q, "(j.eligible_time IS NULL OR j.eligible_time <= ?)", f->end);
-    }
+    /* as slurmdbd: a job eligible only after the window (--begin), or never
+     * (held, dependent: 0), is not in it, unless asked for by id; the bare
+     * column keeps SQLite's integer affinity for the text bind */
+    if (f->end && !f->job_id && !f->job_ids)
+        store_q_add_int(q,
+                        "(j.eligible_time IS NULL OR (j.eligible_time > 0 AND"
+                        " j.eligible_time <= ?))",
+                        f->end);
 }
 
 static int store_row_record(void *arg, int ncols, const char *const *vals)

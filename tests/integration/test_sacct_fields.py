@@ -147,3 +147,23 @@ def test_array_rows_order(make_cluster, backend):
         p = c.run("sacct", "-n", "-X", "-P", "-S", "2000-01-01", "-o", "JobID")
         assert later not in p.stdout.split() and after in p.stdout.split(), p.stdout
         c.run("scancel", arr)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_never_eligible_jobs_out_of_windows(make_cluster, backend):
+    """22.05: a held job's Eligible is Unknown and a window (-S) leaves it out;
+    cancelled before it ran, its Start reads None."""
+    with acct_beside(make_cluster, backend, nodes=1, cpus=2, gpus=0) as (c, _):
+        held = sbatch(c, "-H", "--wrap", "true")
+        ran = sbatch(c, "--wrap", "true")
+        fields = ["-n", "-X", "-P", "-o", "JobID,State,Eligible,Start"]
+        c.wait_for(lambda: c.run("sacct", *fields, "-j", held).stdout.startswith(
+            "%s|PENDING|Unknown|Unknown" % held), "the held job in sacct -j", timeout=30,
+            interval=0.5)
+        c.wait_for(lambda: ran in c.run("sacct", *fields, "-S", "2000-01-01").stdout,
+                   "the other job in sacct -S", timeout=30, interval=0.5)
+        assert held not in c.run("sacct", *fields, "-S", "2000-01-01").stdout.split("|")
+        c.run("scancel", held, check=True)
+        c.wait_for(lambda: c.run("sacct", *fields, "-j", held).stdout.startswith(
+            "%s|CANCELLED by 0|Unknown|None" % held), "the cancelled held job", timeout=30,
+            interval=0.5)

@@ -202,12 +202,15 @@ static void test_usage_more_fields(void **state)
         "\"max_disk_write_task\":0,\"min_cpu\":1000,\"min_cpu_node\":\"bn\",\"min_cpu_task\":1,"
         "\"max_cpu\":5000,\"max_cpu_node\":\"bn\",\"max_cpu_task\":0}}",
         0, NULL);
+    json_t *held = json_loads("{\"job_id\":3,\"state\":\"CANCELLED\",\"priority\":0,"
+                              "\"start_time\":500,\"end_time\":500,\"eligible_time\":400}",
+                              0, NULL);
     json_t *batch = json_loads("{\"step_id\":\"batch\",\"ntasks\":1,\"nnodes\":1,"
                                "\"ave_rss\":100,\"usage_more\":{\"tot_rss\":3000}}",
                                0, NULL);
     static const struct {
         const char *field;
-        int row; /* 0 job, 1 step, 2 batch, 3 pending job */
+        int row; /* 0 job, 1 step, 2 batch, 3 pending job, 4 cancelled while held */
         const char *want;
     } cases[] = {
         {"TRESUsageInAve", 1, "cpu=00:00:00,energy=0,fs/disk=6977,mem=1604K,pages=0,vmem=2920K"},
@@ -257,6 +260,10 @@ static void test_usage_more_fields(void **state)
         {"ReservationId", 0, ""},
         {"BlockID", 0, ""},
         {"AllocNodes", 3, "0"},
+        {"Start", 3, "Unknown"},
+        {"Start", 4, "None"},
+        {"Eligible", 4, "Unknown"},
+        {"Eligible", 0, "1970-01-01T00:01:40"},
         {"AveRSS", 2, "3000K"}, /* 22.05's mean of the tasks' peaks, not the samples' */
         {"AveRSS", 1, "1604K"},
     };
@@ -265,7 +272,9 @@ static void test_usage_more_fields(void **state)
         if (!f)
             fail_msg("no field %s", cases[i].field);
         int row = cases[i].row;
-        sacct_row_t r = {.job = row == 3 ? pend : job,
+        sacct_row_t r = {.job = row == 3   ? pend
+                                : row == 4 ? held
+                                           : job,
                          .step = row == 1   ? step
                                  : row == 2 ? batch
                                             : NULL,
@@ -279,6 +288,7 @@ static void test_usage_more_fields(void **state)
     }
     json_decref(job);
     json_decref(pend);
+    json_decref(held);
     json_decref(step);
     json_decref(batch);
 }
