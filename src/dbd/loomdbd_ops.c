@@ -209,6 +209,56 @@ static bool dbd_sees_all(dbd_t *d, const dbd_peer_t *peer)
     return loom_acct_user_level(&a, peer->user) >= 1;
 }
 
+/* ---- sacct's AssocID: the association of each job's (cluster, account,
+ * user, partition), else its user's association without partition -------- */
+
+static void dbd_assoc_key(loom_sbuf_t *k, const char *cluster, const char *account,
+                          const char *user, const char *part)
+{
+    loom_sbuf_reset(k);
+    loom_sbuf_addf(k, "%s\x1f%s\x1f%s\x1f%s", cluster ? cluster : "", account ? account : "",
+                   user ? user : "", part ? part : "");
+}
+
+static int dbd_assoc_row(void *arg, int ncols, const char *const *vals)
+{
+    if (ncols < 5 || !vals[4])
+        return 0;
+    loom_sbuf_t k = LOOM_SBUF_INIT;
+    dbd_assoc_key(&k, vals[0], vals[1], vals[2], vals[3]);
+    json_object_set_new(arg, loom_sbuf_str(&k), json_integer(strtoll(vals[4], NULL, 10)));
+    loom_sbuf_free(&k);
+    return 0;
+}
+
+static void dbd_jobs_assoc_ids(dbd_t *d, const char *cluster, json_t *jobs)
+{
+    json_t *map = json_object(), *job;
+    size_t i;
+    loom_sbuf_t k = LOOM_SBUF_INIT;
+    if (json_array_size(jobs) &&
+        loom_store_exec(d->st, "SELECT cluster, account, user_name, partition, id FROM assocs", 0,
+                        NULL, dbd_assoc_row, map, NULL) >= 0) {
+        json_array_foreach(jobs, i, job)
+        {
+            if (json_object_get(job, "assoc_id"))
+                continue;
+            const char *c = json_string_value(json_object_get(job, "cluster"));
+            c = c ? c : cluster;
+            const char *a = json_string_value(json_object_get(job, "account")),
+                       *u = json_string_value(json_object_get(job, "user_name"));
+            dbd_assoc_key(&k, c, a, u, json_string_value(json_object_get(job, "partition")));
+            json_t *id = json_object_get(map, loom_sbuf_str(&k));
+            dbd_assoc_key(&k, c, a, u, "");
+            id = id ? id : json_object_get(map, loom_sbuf_str(&k));
+            if (id)
+                json_object_set(job, "assoc_id", id);
+        }
+    }
+    loom_sbuf_free(&k);
+    json_decref(map);
+}
+
 static int dbd_jobs_query(dbd_t *d, const dbd_peer_t *peer, const json_t *req, json_t *out,
                           loom_err_t *err)
 {
@@ -244,6 +294,7 @@ static int dbd_jobs_query(dbd_t *d, const dbd_peer_t *peer, const json_t *req, j
         free(f[i]);
     if (rc < 0)
         return rc;
+    dbd_jobs_assoc_ids(d, cluster ? cluster : d->cluster, jobs);
     json_object_set_new(out, "jobs", jobs);
     return 0;
 }

@@ -100,6 +100,9 @@ def test_every_field_on_steps(make_cluster, backend):
             assert job[empty] == "", (empty, job)
         assert job["Flags"] == "SchedMain,StartRecieved" and batch["Flags"] == "", job
         assert job["QOSRAW"] == "1" and step["QOSRAW"] == "", job
+        ids = c.run("sacctmgr", "-n", "-P", "show", "assoc", "format=id,account,user,partition"
+                    ).stdout.split()
+        assert job["AssocID"] == step["AssocID"] and job["AssocID"] + "|root|root|" in ids, ids
         assert re.fullmatch(r"\d\d:\d\d:\d\d", job["Reserved"]) and job["ResvCPURAW"].isdigit()
         p = c.run("sacct", "-l", "-j", jid)
         assert p.stdout.splitlines()[0] == LONG_HEADER_2205, p.stdout
