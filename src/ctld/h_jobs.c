@@ -68,8 +68,8 @@ static int h_jobs_enqueue(ctld_t *c, ctld_job_t *job, loom_err_t *err)
     /* As slurmctld: a job that waits on others, or for its --begin time,
      * shows it from its submission (the scheduler's order: job_depend.c). */
     job->reason = job->hold                            ? "JobHeldUser"
-                  : job->begin_time > job->submit_time ? "BeginTime"
                   : job->dependency                    ? "Dependency"
+                  : job->begin_time > job->submit_time ? "BeginTime"
                                                        : "None";
     /* The script file first (job_script.h); the entry carries them too. */
     int rc =

@@ -397,15 +397,15 @@ const char *ctld_job_ineligible(ctld_t *c, ctld_job_t *job, int64_t now)
         return job->hold == 'a' ? "JobHeldAdmin" : "JobHeldUser";
     if (job->priority == 0)
         return "JobHeldAdmin";
-    if (job->begin_time > now)
-        return "BeginTime";
-    if (job->dependency) {
+    if (job->dependency) { /* before BeginTime, as slurmctld 22.05 shows them */
         int st = ctld_depend_check(c, job, now);
         if (st == DEP_WAIT)
             return "Dependency";
         if (st == DEP_FAILED)
             return "DependencyNeverSatisfied";
     }
+    if (job->begin_time > now)
+        return "BeginTime";
     const char *lim = ctld_job_limit_reason(c, job);
     if (lim)
         return lim;

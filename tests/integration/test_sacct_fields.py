@@ -117,6 +117,11 @@ def test_begin_time_reason_at_once(make_cluster):
     assert c.run("squeue", "-h", "-o", "%r", "-j", jid).stdout == "BeginTime\n"
     held = sbatch(c, "-H", "--begin=now+3600", "--wrap", "true")
     assert c.run("squeue", "-h", "-o", "%r", "-j", held).stdout == "JobHeldUser\n"
+    # a dependency shows before the begin time, at once and after passes (22.05.8)
+    dep = sbatch(c, "--begin=now+3600", "-d", "afterok:" + jid, "--wrap", "true")
+    assert c.run("squeue", "-h", "-o", "%r", "-j", dep).stdout == "Dependency\n"
+    time.sleep(2)
+    assert c.run("squeue", "-h", "-o", "%r", "-j", dep).stdout == "Dependency\n"
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
