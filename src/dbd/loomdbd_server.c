@@ -590,8 +590,16 @@ int dbd_server_start(dbd_t *d, loom_err_t *err)
     int rc = server_listen_unix(d, err);
     if (rc == 0 && d->tcp_port > 0)
         rc = server_listen_tcp(d, err);
-    if (rc == 0)
+    if (rc == 0) {
         loom_info("listening on %s and %s:%d", d->sock_path, d->tcp_host, d->tcp_port);
+        return 0;
+    }
+    /* Close what was opened (the bound pipe holds its path) before exit. */
+    uv_close((uv_handle_t *)&d->unix_srv, NULL);
+    if (d->tcp_on)
+        uv_close((uv_handle_t *)&d->tcp_srv, NULL);
+    d->tcp_on = false;
+    uv_run(d->loop, UV_RUN_NOWAIT);
     return rc;
 }
 
