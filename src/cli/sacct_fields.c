@@ -147,20 +147,18 @@ static void sf_job_int(const sacct_row_t *r, const char *key, loom_sbuf_t *out)
         loom_sbuf_addf(out, "%" PRId64, loom_ji(r->job, key, 0));
 }
 
-static void sf_uid(const sacct_row_t *r, loom_sbuf_t *out)
-{
-    sf_job_int(r, "user_id", out);
-}
+/* A field that is one helper applied to one record member. */
+#define SF_OF(fn, helper, key)                                                                     \
+    static void fn(const sacct_row_t *r, loom_sbuf_t *out)                                         \
+    {                                                                                              \
+        helper(r, key, out);                                                                       \
+    }
 
-static void sf_gid(const sacct_row_t *r, loom_sbuf_t *out)
-{
-    sf_job_int(r, "group_id", out);
-}
+SF_OF(sf_uid, sf_job_int, "user_id")
 
-static void sf_priority(const sacct_row_t *r, loom_sbuf_t *out)
-{
-    sf_job_int(r, "priority", out);
-}
+SF_OF(sf_gid, sf_job_int, "group_id")
+
+SF_OF(sf_priority, sf_job_int, "priority")
 
 static void sf_state(const sacct_row_t *r, loom_sbuf_t *out)
 {
@@ -227,10 +225,7 @@ static void sf_start(const sacct_row_t *r, loom_sbuf_t *out)
         sf_date(r, "start_time", out);
 }
 
-static void sf_end(const sacct_row_t *r, loom_sbuf_t *out)
-{
-    sf_date(r, "end_time", out);
-}
+SF_OF(sf_end, sf_date, "end_time")
 
 static void sf_submit(const sacct_row_t *r, loom_sbuf_t *out)
 {
@@ -335,15 +330,9 @@ static void sf_maxrsstask(const sacct_row_t *r, loom_sbuf_t *out)
         loom_sbuf_addf(out, "%" PRId64, loom_ji(r->step, "max_rss_task", 0));
 }
 
-static void sf_maxrss(const sacct_row_t *r, loom_sbuf_t *out)
-{
-    sf_kib(r, "max_rss", out);
-}
+SF_OF(sf_maxrss, sf_kib, "max_rss")
 
-static void sf_maxvmsize(const sacct_row_t *r, loom_sbuf_t *out)
-{
-    sf_kib(r, "max_vmsize", out);
-}
+SF_OF(sf_maxvmsize, sf_kib, "max_vmsize")
 
 void sacct_cpu_time(int64_t usec, loom_sbuf_t *out)
 {
@@ -369,20 +358,11 @@ static void sf_cpu(const sacct_row_t *r, const char *key, loom_sbuf_t *out)
     sacct_cpu_time(v, out);
 }
 
-static void sf_totalcpu(const sacct_row_t *r, loom_sbuf_t *out)
-{
-    sf_cpu(r, "total_cpu", out);
-}
+SF_OF(sf_totalcpu, sf_cpu, "total_cpu")
 
-static void sf_usercpu(const sacct_row_t *r, loom_sbuf_t *out)
-{
-    sf_cpu(r, "user_cpu", out);
-}
+SF_OF(sf_usercpu, sf_cpu, "user_cpu")
 
-static void sf_systemcpu(const sacct_row_t *r, loom_sbuf_t *out)
-{
-    sf_cpu(r, "system_cpu", out);
-}
+SF_OF(sf_systemcpu, sf_cpu, "system_cpu")
 
 static void sf_cputime(const sacct_row_t *r, loom_sbuf_t *out)
 {
@@ -542,25 +522,13 @@ static void sf_disk_field(const sacct_row_t *r, const char *key, loom_sbuf_t *ou
         sacct_disk_mb(strncmp(key, "ave_", 4) ? sf_step_int(r, key) : sf_step_ave(r, key), out);
 }
 
-static void sf_avediskread(const sacct_row_t *r, loom_sbuf_t *out)
-{
-    sf_disk_field(r, "ave_disk_read", out);
-}
+SF_OF(sf_avediskread, sf_disk_field, "ave_disk_read")
 
-static void sf_avediskwrite(const sacct_row_t *r, loom_sbuf_t *out)
-{
-    sf_disk_field(r, "ave_disk_write", out);
-}
+SF_OF(sf_avediskwrite, sf_disk_field, "ave_disk_write")
 
-static void sf_maxdiskread(const sacct_row_t *r, loom_sbuf_t *out)
-{
-    sf_disk_field(r, "max_disk_read", out);
-}
+SF_OF(sf_maxdiskread, sf_disk_field, "max_disk_read")
 
-static void sf_maxdiskwrite(const sacct_row_t *r, loom_sbuf_t *out)
-{
-    sf_disk_field(r, "max_disk_write", out);
-}
+SF_OF(sf_maxdiskwrite, sf_disk_field, "max_disk_write")
 
 /* A node name of a step's figure; MaxPagesNode and the like, which Loom
  * does not measure, name the node of MaxRSS as 22.05 does on one node. */
