@@ -67,10 +67,13 @@ static void conn_end(loom_conn_t *c, int status)
     }
     if (c->opts.on_close)
         c->opts.on_close(c, status, c->opts.arg);
-    /* A supervisor's last uv_walk may have closed the stream already (a
-     * cancelled write lands here then): closing twice aborts in libuv. */
-    if (!uv_is_closing((uv_handle_t *)c->stream))
-        uv_close((uv_handle_t *)c->stream, conn_closed);
+    loom_uv_close_once((uv_handle_t *)c->stream, conn_closed); /* a cancelled write lands here */
+}
+
+void loom_uv_close_once(uv_handle_t *h, uv_close_cb cb)
+{
+    if (!uv_is_closing(h))
+        uv_close(h, cb);
 }
 
 void loom_conn_close(loom_conn_t *c)
@@ -259,8 +262,8 @@ static void conn_connected(uv_connect_t *req, int status)
         c = loom_conn_create(req->handle, &cc->opts);
         if (!c)
             status = -LOOM_ECONNECT;
-    } else if (!uv_is_closing((uv_handle_t *)req->handle)) { /* see conn_end */
-        uv_close((uv_handle_t *)req->handle, conn_free_handle);
+    } else {
+        loom_uv_close_once((uv_handle_t *)req->handle, conn_free_handle);
     }
     cc->cb(cc->arg, c, status < 0 ? status : 0);
     free(cc);

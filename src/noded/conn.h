@@ -59,6 +59,11 @@ int loom_conn_request(loom_conn_t *c, json_t *req, loom_conn_reply_f *cb, void *
 /* End the connection (see Lifetime). Safe to call more than once. */
 void loom_conn_close(loom_conn_t *c);
 
+/* uv_close(h, cb) unless h is closing already: a supervisor's last uv_walk
+ * closes every handle, and the write, shutdown and connect callbacks it
+ * cancels then run; closing a handle twice aborts in libuv. */
+void loom_uv_close_once(uv_handle_t *h, uv_close_cb cb);
+
 void loom_conn_set_data(loom_conn_t *c, void *data);
 void *loom_conn_data(const loom_conn_t *c);
 

@@ -31,8 +31,10 @@
 #include <unistd.h>
 
 #define STEPD_MAX_GROUPS_SEEN 4096
+#define STEPD_KILL_ROUNDS     100 /* of 2 ms: how long leftovers may take to die */
 
-/* Parent, session and process group of pid from /proc/<pid>/stat; -1 when gone. */
+/* Parent, session and process group of pid from /proc/<pid>/stat; -1 when
+ * gone, 1 when it is a zombie (dead, only waiting to be reaped). */
 static int stepd_proc_ids(const char *pid, pid_t *parent, pid_t *pgrp, pid_t *sid)
 {
     char path[64], buf[512];
@@ -52,12 +54,13 @@ static int stepd_proc_ids(const char *pid, pid_t *parent, pid_t *pgrp, pid_t *si
     *parent = ppid;
     *pgrp = pg;
     *sid = sd;
-    return 0;
+    return state == 'Z' ? 1 : 0;
 }
 
 /* The process groups of session sid, and those of the supervisor's children
- * (orphans of the job that left its session), at most max of them. */
-static size_t stepd_session_groups(pid_t sid, pid_t *groups, size_t max)
+ * (orphans of the job that left its session), at most max of them; *live
+ * (when asked) counts the members that are not zombies. */
+static size_t stepd_session_groups(pid_t sid, pid_t *groups, size_t max, size_t *live)
 {
     DIR *d = opendir("/proc");
     pid_t self = getpid();
@@ -67,9 +70,13 @@ static size_t stepd_session_groups(pid_t sid, pid_t *groups, size_t max)
     struct dirent *e;
     while ((e = readdir(d)) && n < max) {
         pid_t parent, pg, sd;
+        int state;
         if (!isdigit((unsigned char)e->d_name[0]) ||
-            stepd_proc_ids(e->d_name, &parent, &pg, &sd) < 0 || (sd != sid && parent != self))
+            (state = stepd_proc_ids(e->d_name, &parent, &pg, &sd)) < 0 ||
+            (sd != sid && parent != self))
             continue;
+        if (live && state == 0)
+            (*live)++;
         size_t i;
         for (i = 0; i < n && groups[i] != pg; i++)
             ;
@@ -89,7 +96,7 @@ int loom_stepd_deliver(loom_stepd_t *s, int sig, loom_stepd_target_t target)
     if (target == LOOM_STEPD_BATCH)
         return kill(s->pid, sig) == 0 ? 1 : 0;
     pid_t groups[STEPD_MAX_GROUPS_SEEN];
-    size_t n = stepd_session_groups(sid, groups, STEPD_MAX_GROUPS_SEEN);
+    size_t n = stepd_session_groups(sid, groups, STEPD_MAX_GROUPS_SEEN, NULL);
     for (size_t i = 0; i < n; i++) {
         if (target == LOOM_STEPD_STEPS && groups[i] == sid)
             continue;
@@ -109,13 +116,21 @@ void loom_stepd_kill_rest(loom_stepd_t *s)
     siginfo_t info;
     if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD && !s->cgroup)
         return;
-    /* The shell is gone but its session id lives on in its members. */
-    pid_t groups[STEPD_MAX_GROUPS_SEEN];
-    size_t n = stepd_session_groups(s->sid, groups, STEPD_MAX_GROUPS_SEEN);
-    for (size_t i = 0; i < n; i++)
-        killpg(groups[i], SIGKILL);
     if (s->cgroup)
         loom_cgroup_kill(s->cgroup);
+    /* The shell is gone but its session id lives on in its members. A member
+     * may be leaving the session (setsid) while we look, so look again until
+     * a scan finds nothing alive (those killed die in a moment). */
+    pid_t groups[STEPD_MAX_GROUPS_SEEN];
+    for (int round = 0; round < STEPD_KILL_ROUNDS; round++) {
+        size_t live = 0;
+        size_t n = stepd_session_groups(s->sid, groups, STEPD_MAX_GROUPS_SEEN, &live);
+        if (live == 0)
+            break;
+        for (size_t i = 0; i < n; i++)
+            killpg(groups[i], SIGKILL);
+        nanosleep(&(struct timespec){.tv_nsec = 2 * 1000 * 1000}, NULL);
+    }
 }
 
 /* The line Slurm's stepd writes to the job's stderr when it ends a job. */

@@ -80,8 +80,7 @@ static int stepd_write_status(loom_stepd_t *s)
 
 static void stepd_close_walk(uv_handle_t *h, void *arg)
 {
-    if (!uv_is_closing(h))
-        uv_close(h, NULL);
+    loom_uv_close_once(h, NULL);
 }
 
 /* Remove the job dir (status.json last: see loomd's scan) and stop. */

@@ -457,7 +457,7 @@ static void pmi2_close(pmi2_client_t *c)
     if (!c->open)
         return;
     c->open = false;
-    uv_close((uv_handle_t *)&c->h, pmi2_closed);
+    loom_uv_close_once((uv_handle_t *)&c->h, pmi2_closed);
 }
 
 static void pmi2_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)

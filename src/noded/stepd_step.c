@@ -266,7 +266,7 @@ static void step_srun_lost(loom_step_t *s)
     s->io_lost = true;
     if (s->io_open) {
         uv_read_stop((uv_stream_t *)&s->io);
-        uv_close((uv_handle_t *)&s->io, NULL);
+        loom_uv_close_once((uv_handle_t *)&s->io, NULL);
         s->io_open = false;
     }
     if (s->done) {
@@ -491,8 +491,7 @@ static int step_listen(loom_step_t *s, loom_err_t *err)
 
 static void step_close_walk(uv_handle_t *h, void *arg)
 {
-    if (!uv_is_closing(h))
-        uv_close(h, NULL);
+    loom_uv_close_once(h, NULL);
 }
 
 /* Remove the dir and stop. */

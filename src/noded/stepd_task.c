@@ -558,7 +558,7 @@ static void task_in_closed(uv_handle_t *h)
 
 static void task_in_shut(uv_shutdown_t *req, int status)
 {
-    uv_close((uv_handle_t *)req->handle, task_in_closed);
+    loom_uv_close_once((uv_handle_t *)req->handle, task_in_closed);
     free(req);
 }
 

@@ -5,6 +5,7 @@
 
 #include "common/usage.h"
 #include "common/xalloc.h"
+#include "noded/conn.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -366,6 +367,5 @@ void loom_gather_destroy(loom_gather_t *g)
     free(g->node_name);
     free(g->cgroup_dir);
     uv_timer_stop(&g->timer);
-    if (!uv_is_closing((uv_handle_t *)&g->timer))
-        uv_close((uv_handle_t *)&g->timer, gather_closed);
+    loom_uv_close_once((uv_handle_t *)&g->timer, gather_closed);
 }
