@@ -125,6 +125,23 @@ def wait_for(pred, timeout=10.0, step=0.05):
     return pred()
 
 
+def gone(pid):
+    """pid has ended: no such process, or a zombie (init may reap it any moment)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[1].split()[0] == "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+
+
+def describe(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read()
+    except OSError as e:
+        return str(e)
+
+
 class Job:
     def __init__(self, tmp, script, job_id=42, ack=True, **extra):
         self.tmp = tmp
@@ -371,8 +388,7 @@ def test_leftovers_killed_when_script_ends(job_factory):
     assert done["exit_code"] == 0
     for name in ("bg.pid", "escaped.pid"):
         pid = int((j.work / name).read_text())
-        assert wait_for(lambda: not os.path.exists(f"/proc/{pid}") or
-                        open(f"/proc/{pid}/stat").read().split(")")[1].split()[0] == "Z"), name
+        assert wait_for(lambda: gone(pid)), "%s: %s\n%s" % (name, describe(pid), j.log.read_text())
 
 
 def test_jobopt_keys(job_factory):
@@ -395,8 +411,7 @@ def test_job_dir_removed_ends_the_job(job_factory):
     shutil.rmtree(j.dir)
     j.proc.wait(timeout=15)
     assert not j.loomd.done
-    assert wait_for(lambda: not os.path.exists(f"/proc/{pid}") or
-                    open(f"/proc/{pid}/stat").read().split(")")[1].split()[0] == "Z")
+    assert wait_for(lambda: gone(pid)), describe(pid)
 
 
 def test_runs_as_the_job_user():
