@@ -502,6 +502,7 @@ typedef struct squeue_rec {
     size_t idx; /* position from the controller: the last tie-breaker */
     uint32_t task;
     bool virt;
+    union squeue_key *keys; /* for sorting */
 } squeue_rec_t;
 
 typedef struct squeue_rows {
@@ -515,7 +516,7 @@ static void squeue_row(squeue_rows_t *rows, const json_t *j, uint32_t task, bool
         rows->cap = rows->cap ? rows->cap * 2 : 256;
         rows->v = loom_xreallocarray(rows->v, rows->cap, sizeof(*rows->v));
     }
-    rows->v[rows->n] = (squeue_rec_t){j, rows->n, task, virt};
+    rows->v[rows->n] = (squeue_rec_t){j, rows->n, task, virt, NULL};
     rows->n++;
 }
 
@@ -772,89 +773,110 @@ static int64_t squeue_start_key(const json_t *j)
     return t > 0 ? t : INT64_MAX;
 }
 
-static int squeue_cmp_str(const char *a, const char *b)
+/* A row's value for one sort letter, read once before sorting: a number, or
+ * (for the letters that sort by text) a string that lives as long as the
+ * records do. */
+typedef union squeue_key {
+    int64_t i;
+    const char *s;
+} squeue_key_t;
+
+static const char squeue_text_keys[] = "PtTjnuaqrN";
+
+static squeue_key_t squeue_key_str(const char *v)
 {
-    return strcmp(a ? a : "", b ? b : "");
+    return (squeue_key_t){.s = v ? v : ""};
 }
 
-static int squeue_cmp_field(const loom_squeue_view_t *v, char key, const json_t *a, const json_t *b)
+static squeue_key_t squeue_key_of(const loom_squeue_view_t *v, char key, const squeue_rec_t *r)
 {
+    const json_t *a = r->j;
     switch (key) {
     case 'P':
-        return squeue_cmp_str(loom_js(a, "partition"), loom_js(b, "partition"));
+        return squeue_key_str(loom_js(a, "partition"));
     case 't':
     case 'T': /* by name as squeue 22.05: CANCELLED, COMPLETING, PENDING, RUNNING */
-        return squeue_cmp_str(loom_job_state_name(loom_cli_job_state(a)),
-                              loom_job_state_name(loom_cli_job_state(b)));
-    case 'p':
-    case 'Q':
-        return squeue_cmp_int((uint32_t)loom_ji(a, "priority", 0),
-                              (uint32_t)loom_ji(b, "priority", 0));
-    case 'i':
-    case 'A':
-    case 'F':
-        return squeue_cmp_int(loom_ji(a, "job_id", 0), loom_ji(b, "job_id", 0));
-    case 'K':
-        return squeue_cmp_int(loom_ji(a, "array_task_id", -1), loom_ji(b, "array_task_id", -1));
+        return squeue_key_str(loom_job_state_name(loom_cli_job_state(a)));
     case 'j':
     case 'n':
-        return squeue_cmp_str(loom_js(a, "name"), loom_js(b, "name"));
+        return squeue_key_str(loom_js(a, "name"));
     case 'u':
-        return squeue_cmp_str(loom_js(a, "user_name"), loom_js(b, "user_name"));
-    case 'U':
-        return squeue_cmp_int(loom_ji(a, "user_id", 0), loom_ji(b, "user_id", 0));
-    case 'M':
-        return squeue_cmp_int(loom_cli_job_runtime(a, v->now), loom_cli_job_runtime(b, v->now));
-    case 'l':
-        return squeue_cmp_int(loom_cli_job_limit(a), loom_cli_job_limit(b));
-    case 'D':
-        return squeue_cmp_int(loom_ji(a, "num_nodes", 0), loom_ji(b, "num_nodes", 0));
-    case 'C':
-        return squeue_cmp_int(loom_ji(a, "num_cpus", 0), loom_ji(b, "num_cpus", 0));
-    case 'V':
-        return squeue_cmp_int(loom_ji(a, "submit_time", 0), loom_ji(b, "submit_time", 0));
-    case 'S':
-        return squeue_cmp_int(squeue_start_key(a), squeue_start_key(b));
-    case 'e':
-        return squeue_cmp_int(loom_ji(a, "end_time", 0), loom_ji(b, "end_time", 0));
+        return squeue_key_str(loom_js(a, "user_name"));
     case 'a':
-        return squeue_cmp_str(loom_js(a, "account"), loom_js(b, "account"));
+        return squeue_key_str(loom_js(a, "account"));
     case 'q':
-        return squeue_cmp_str(loom_js(a, "qos"), loom_js(b, "qos"));
+        return squeue_key_str(loom_js(a, "qos"));
     case 'r':
-        return squeue_cmp_str(loom_js(a, "reason"), loom_js(b, "reason"));
+        return squeue_key_str(loom_js(a, "reason"));
     case 'N':
-        return squeue_cmp_str(loom_js(a, "nodes"), loom_js(b, "nodes"));
-    case 'y':
-        return squeue_cmp_int(loom_ji(a, "nice", 0), loom_ji(b, "nice", 0));
+        return squeue_key_str(loom_js(a, "nodes"));
+    case 'p':
+    case 'Q':
+        return (squeue_key_t){.i = (uint32_t)loom_ji(a, "priority", 0)};
+    case 'K':
+        return (squeue_key_t){.i = r->virt ? r->task : loom_ji(a, "array_task_id", -1)};
+    case 'M':
+        return (squeue_key_t){.i = loom_cli_job_runtime(a, v->now)};
+    case 'l':
+        return (squeue_key_t){.i = loom_cli_job_limit(a)};
+    case 'S':
+        return (squeue_key_t){.i = squeue_start_key(a)};
     default:
-        return 0;
+        break;
+    }
+    static const struct {
+        char key;
+        const char *member;
+    } ints[] = {{'i', "job_id"},      {'A', "job_id"},    {'F', "job_id"},
+                {'U', "user_id"},     {'D', "num_nodes"}, {'C', "num_cpus"},
+                {'V', "submit_time"}, {'e', "end_time"},  {'y', "nice"}};
+    for (size_t k = 0; k < sizeof(ints) / sizeof(ints[0]); k++)
+        if (ints[k].key == key)
+            return (squeue_key_t){.i = loom_ji(a, ints[k].member, 0)};
+    return (squeue_key_t){.i = 0};
+}
+
+/* The sort letters of -S (or the default), each with its direction. */
+typedef struct squeue_sort_ctx {
+    char letters[64];
+    bool rev[64];
+    size_t n;
+} squeue_sort_ctx_t;
+
+static void squeue_sort_parse(const char *keys, squeue_sort_ctx_t *sc)
+{
+    sc->n = 0;
+    for (const char *k = keys; *k && sc->n < sizeof(sc->letters); k++) {
+        if (*k == ',' || *k == '+' || *k == '-')
+            continue;
+        sc->rev[sc->n] = k > keys && k[-1] == '-';
+        sc->letters[sc->n++] = *k;
     }
 }
 
-typedef struct squeue_sort_ctx {
-    const loom_squeue_view_t *view;
-    const char *keys;
-} squeue_sort_ctx_t;
+/* Every row's keys, in one block (row i's at i * sc->n). */
+static squeue_key_t *squeue_sort_keys(const loom_squeue_view_t *v, const squeue_sort_ctx_t *sc,
+                                      squeue_rows_t *rows)
+{
+    squeue_key_t *keys = loom_xcalloc(rows->n * sc->n + 1, sizeof(*keys));
+    for (size_t i = 0; i < rows->n; i++) {
+        rows->v[i].keys = keys + i * sc->n;
+        for (size_t k = 0; k < sc->n; k++)
+            rows->v[i].keys[k] = squeue_key_of(v, sc->letters[k], &rows->v[i]);
+    }
+    return keys;
+}
 
 static int squeue_cmp(const void *pa, const void *pb, void *arg)
 {
     const squeue_sort_ctx_t *sc = arg;
     const squeue_rec_t *a = pa, *b = pb;
-    for (const char *k = sc->keys; *k; k++) {
-        bool rev = false;
-        if (*k == ',' || *k == '+' || *k == '-')
-            continue;
-        if (k > sc->keys && k[-1] == '-')
-            rev = true;
-        if (a->j == b->j && *k != 'K')
-            continue; /* two tasks of one remainder differ only in their index */
-        int d = *k == 'K' && (a->virt || b->virt)
-                    ? squeue_cmp_int(a->virt ? a->task : loom_ji(a->j, "array_task_id", -1),
-                                     b->virt ? b->task : loom_ji(b->j, "array_task_id", -1))
-                    : squeue_cmp_field(sc->view, *k, a->j, b->j);
+    for (size_t k = 0; k < sc->n; k++) {
+        int d = strchr(squeue_text_keys, sc->letters[k])
+                    ? strcmp(a->keys[k].s, b->keys[k].s)
+                    : squeue_cmp_int(a->keys[k].i, b->keys[k].i);
         if (d)
-            return rev ? -d : d;
+            return sc->rev[k] ? -d : d;
     }
     return squeue_cmp_int((int64_t)a->idx, (int64_t)b->idx);
 }
@@ -1017,11 +1039,15 @@ static void squeue_print(squeue_t *q, squeue_rows_t *rows, loom_sbuf_t *out)
 {
     loom_fmt_t f = LOOM_FMT_INIT;
     squeue_format(q, &f);
-    squeue_sort_ctx_t sc = {&q->view, squeue_default_sort(q)};
+    squeue_sort_ctx_t sc;
+    squeue_sort_parse(squeue_default_sort(q), &sc);
     if (q->bad_sort)
         rows->n = 0; /* squeue 22.05 fails in its sort, after the header */
-    if (rows->n > 1)
+    if (rows->n > 1) {
+        squeue_key_t *keys = squeue_sort_keys(&q->view, &sc, rows);
         qsort_r(rows->v, rows->n, sizeof(*rows->v), squeue_cmp, &sc);
+        free(keys);
+    }
     if (!q->o.noheader) {
         if (q->o.long_fmt || q->o.iterate > 0)
             loom_fmt_date_line(q->view.now, out);
@@ -1080,13 +1106,16 @@ static const char *const squeue_lean_fields[] = {
     "start_time", "end_time",     "suspend_time",  "time_limit",     "num_nodes", "account",
     "qos",        "reservation"};
 static const char squeue_lean_letters[] = "iPjutTMlDRNAKF";
+static const char squeue_lean_sort[] = ",+-PtTpQiAFKjnuUMlDSeaqrN"; /* -S letters */
 
 /* Can the listing be printed from squeue_lean_fields alone? Then the
  * controller sends only those (job.info "fields"): with 10,000 pending jobs,
  * less than half the bytes to send and decode. */
 static bool squeue_lean(const squeue_t *q)
 {
-    if (q->o.json || q->o.steps || q->o.start || q->o.sort || q->o.format_long || q->o.licenses.n)
+    if (q->o.json || q->o.steps || q->o.start || q->o.format_long || q->o.licenses.n)
+        return false;
+    if (q->o.sort && q->o.sort[strspn(q->o.sort, squeue_lean_sort)])
         return false;
     const char *fmt = q->o.long_fmt ? SQUEUE_FMT_LONG
                       : q->o.format ? q->o.format
@@ -1118,6 +1147,15 @@ static json_t *squeue_job_ids(const squeue_t *q)
     return ids;
 }
 
+/* -u's uids ("-1" for a name that has none: matches no job). */
+static json_t *squeue_user_ids(const squeue_t *q)
+{
+    json_t *uids = json_array();
+    for (size_t i = 0; i < q->o.users.n; i++)
+        json_array_append_new(uids, json_integer(strtoll(q->o.users.v[i], NULL, 10)));
+    return uids;
+}
+
 static int squeue_fetch(squeue_t *q, json_t **jobs)
 {
     json_t *body = json_pack("{s:b}", "steps", q->o.steps), *reply = NULL;
@@ -1132,6 +1170,8 @@ static int squeue_fetch(squeue_t *q, json_t **jobs)
         json_object_set_new(body, "active", json_true());
     if (q->o.n_jobs) /* -j: only those jobs' records (an array's id: all of its) */
         json_object_set_new(body, "job_ids", squeue_job_ids(q));
+    else if (q->o.users.n) /* -u: only theirs (the filter below stays) */
+        json_object_set_new(body, "user_ids", squeue_user_ids(q));
     loom_err_t err = {0};
     int rc = loom_cli_call(&q->cli, "job.info", body, &reply, &err);
     json_decref(body);

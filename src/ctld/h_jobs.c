@@ -238,6 +238,21 @@ static void h_jobs_info_fields(const json_t *req, loom_strv_t *fields)
         qsort(fields->v, fields->n, sizeof(char *), h_jobs_sort_str);
 }
 
+/* "user_ids": when present, only those users' jobs (squeue -u). */
+static bool h_jobs_user_listed(const json_t *uids, uint32_t uid)
+{
+    if (!json_is_array(uids))
+        return true;
+    size_t i;
+    json_t *v;
+    json_array_foreach(uids, i, v)
+    {
+        if (json_is_integer(v) && json_integer_value(v) == (json_int_t)uid)
+            return true;
+    }
+    return false;
+}
+
 /* The job with that id, or every record of the array whose master id it is. */
 static size_t h_jobs_add_id(ctld_t *c, uint32_t id, info_req_t *r, loom_sbuf_t *out)
 {
@@ -281,10 +296,12 @@ static int h_job_info(ctld_t *c, const ctld_peer_t *peer, const json_t *req, jso
         /* "active": only what squeue shows by default (not ended, or completing):
          * with 10,000 finished jobs kept for MinJobAge, far less to send and parse. */
         bool active = json_is_true(json_object_get(req, "active"));
+        const json_t *uids = json_object_get(req, "user_ids");
         for (size_t i = 0; i < c->jobs_all.n; i++) {
             ctld_job_t *job = c->jobs_all.v[i];
-            if (!active || !loom_job_state_is_terminal(job->state) ||
-                (job->state & LOOM_JOB_F_COMPLETING))
+            if ((!active || !loom_job_state_is_terminal(job->state) ||
+                 (job->state & LOOM_JOB_F_COMPLETING)) &&
+                h_jobs_user_listed(uids, job->uid))
                 h_jobs_add_rec(c, job, &steps, raw);
         }
     }

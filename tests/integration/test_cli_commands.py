@@ -79,6 +79,17 @@ def test_squeue_state_order_and_min_cpus(cluster):
     assert out == "%d CA 1 1\n%d PD 1 1\n%d R 1 4\n" % (c, b, a)
     out = run(cluster, "squeue", "-h", "-S", "-t", "-t", "all", "-o", "%i").stdout
     assert out.split() == [str(a), str(b), str(c)]
+    # several keys, each with its direction; C (CPUs) is not a member squeue's lean listing asks for
+    out = run(cluster, "squeue", "-h", "-S", "-i", "-t", "all", "-o", "%i").stdout
+    assert out.split() == [str(c), str(b), str(a)]
+    out = run(cluster, "squeue", "-h", "-S", "C,-i", "-t", "all", "-o", "%i").stdout
+    assert out.split() == [str(c), str(b), str(a)]
+    out = run(cluster, "squeue", "-h", "-S", "-C,i", "-t", "all", "-o", "%i").stdout
+    assert out.split() == [str(a), str(b), str(c)]
+    # -u is filtered by the controller too: another user's listing is empty
+    assert run(cluster, "squeue", "-h", "-u", "nobody", "-t", "all").stdout == ""
+    assert run(cluster, "squeue", "-h", "-u", "nobody,%s" % cluster.user, "-t", "all",
+               "-o", "%i").stdout.split() == [str(c), str(b), str(a)]
     # -w takes a NodeHostname too (every node here is "localhost"), as 22.05 does
     assert run(cluster, "squeue", "-h", "-w", "localhost", "-o", "%i").stdout == "%d\n" % a
 
