@@ -274,6 +274,7 @@ static json_t *sbatch_description(const sbatch_t *sb)
         host[sizeof(host) - 1] = '\0';
         json_object_set_new(desc, "submit_host", json_string(host));
     }
+    json_object_set_new(desc, "alloc_sid", json_integer(getsid(0)));
     return desc;
 }
 

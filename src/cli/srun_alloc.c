@@ -55,6 +55,7 @@ static json_t *alloc_desc(const loom_jobopt_t *jo, const srun_alloc_opts_t *o)
         host[sizeof(host) - 1] = '\0';
         json_object_set_new(desc, "submit_host", json_string(host));
     }
+    json_object_set_new(desc, "alloc_sid", json_integer(getsid(0)));
     /* Requeue follows JobRequeue (scontrol shows Requeue=1, as 22.05); the
      * controller never requeues an allocation (only batch jobs). */
     return desc;

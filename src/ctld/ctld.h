@@ -97,6 +97,7 @@ typedef struct ctld_job {
     uint32_t cancelled_by;
     bool cancelled_by_set;
     uint32_t uid, gid;
+    uint32_t alloc_sid; /* the submitter's session (scontrol: AllocNode:Sid) */
     char *user, *group;
     char *name, *account, *qos, *comment, *work_dir, *command;
     char *std_out, *std_err, *std_in, *features, *req_nodes, *exc_nodes;

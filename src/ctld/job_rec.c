@@ -90,6 +90,7 @@ static const rec_int_t rec_ints[] = {
     I("exit_code", exit_code, 'd', false),
     IZ("derived_exit_code", derived_exit_code, 'd', false),
     IZ("restart_cnt", restart_cnt, 'u', false),
+    IZ("alloc_sid", alloc_sid, 'u', false),
     I("min_nodes", min_nodes, 'u', true),
     IZ("max_nodes", max_nodes, 'u', false),
     I("min_cpus", min_cpus, 'u', false),

@@ -43,9 +43,9 @@ static const char *const job_script_kept_elsewhere[] = {
     "standard_error", "std_err",
     "error",          "standard_input",
     "std_in",         "input",
-    "submit_host",    "hold",
-    "comment",        "mail_type",
-    "mail_user",
+    "submit_host",    "alloc_sid",
+    "hold",           "comment",
+    "mail_type",      "mail_user",
 };
 
 json_t *ctld_job_script_desc(const json_t *desc)

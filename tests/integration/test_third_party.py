@@ -347,8 +347,9 @@ def test_ood_adapter(tp):
     # AllocNode (squeue 22.05), not a node of the allocation.
     p = run(c, "salloc", "-N1", "bash", "-c", "squeue -h -j $SLURM_JOB_ID -o %B; "
             "scontrol show job $SLURM_JOB_ID")
-    alloc = re.search(r"AllocNode:Sid=([^:\s]+):", p.stdout).group(1)
+    alloc, sid = re.search(r"AllocNode:Sid=([^:\s]+):(\d+)", p.stdout).groups()
     assert p.stdout.split("\n", 1)[0] == alloc and alloc not in c.node_names, p.stdout
+    assert int(sid) == os.getsid(0), p.stdout  # salloc's session: this test's
     # Every job of the queue parses into the same fields.
     jobs = ood_get_jobs(c)
     assert jobs and all(len(j) == len(OOD_FIELDS) for j in jobs), jobs
