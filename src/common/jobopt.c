@@ -55,6 +55,7 @@ void loom_jobopt_free(loom_jobopt_t *o)
         &o->mem_bind,      &o->gpu_bind,
         &o->array,         &o->mpi,
         &o->kill_cmd,      &o->clusters,
+        &o->submit_line,
     };
     for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
         free(*strs[i]);
@@ -444,6 +445,17 @@ int loom_jobopt_finish(loom_jobopt_t *o, loom_err_t *err)
     return 0;
 }
 
+/* sacct's SubmitLine: the words of the command line as typed, blank-separated
+ * (no quoting, as Slurm records it). */
+static void jobopt_submit_line(loom_jobopt_t *o, int argc, char *const argv[])
+{
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    for (int i = 0; i < argc; i++)
+        loom_sbuf_addf(&sb, "%s%s", i ? " " : "", argv[i]);
+    free(o->submit_line);
+    o->submit_line = loom_sbuf_detach(&sb);
+}
+
 int loom_jobopt_load(loom_jobopt_t *o, int argc, char *const argv[], char *const envp[],
                      const loom_jobscript_dirs_t *dirs, loom_err_t *err)
 {
@@ -462,6 +474,7 @@ int loom_jobopt_load(loom_jobopt_t *o, int argc, char *const argv[], char *const
     loom_strv_free(&o->argv);
     for (int i = first; i < argc; i++)
         loom_strv_add(&o->argv, argv[i]);
+    jobopt_submit_line(o, argc, argv);
     return first;
 }
 
@@ -720,6 +733,8 @@ json_t *loom_jobopt_to_json(const loom_jobopt_t *o)
     jobopt_json_signal(o, j);
     jobopt_json_strv(j, "environment", &o->env);
     jobopt_json_strv(j, "argv", &o->argv);
+    if (o->submit_line && *o->submit_line)
+        json_object_set_new(j, "submit_line", json_string(o->submit_line));
     return j;
 }
 

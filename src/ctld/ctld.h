@@ -102,6 +102,7 @@ typedef struct ctld_job {
     char *name, *account, *qos, *comment, *work_dir, *command;
     char *std_out, *std_err, *std_in, *features, *req_nodes, *exc_nodes;
     char *dependency, *submit_host, *gres, *gpus, *mail_type, *mail_user;
+    char *submit_line; /* sacct SubmitLine */
     ctld_part_t *part;
     int64_t submit_time, eligible_time, begin_time, start_time, end_time, suspend_time;
     /* Suspension (Slurm's): run seconds before the last suspend, and all the

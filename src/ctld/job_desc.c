@@ -569,6 +569,7 @@ static void desc_strings(const json_t *d, ctld_job_t *job)
     job->exc_nodes = desc_dup(d, "excluded_nodes|exclude|exc_nodes");
     job->dependency = desc_dup(d, "dependency");
     job->submit_host = desc_dup(d, "submit_host|alloc_node");
+    job->submit_line = desc_dup(d, "submit_line");
     int64_t sid = desc_int(d, "alloc_sid");
     job->alloc_sid = sid > 0 && sid <= INT32_MAX ? (uint32_t)sid : 0;
     job->mail_type = desc_dup(d, "mail_type");

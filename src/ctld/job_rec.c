@@ -44,6 +44,7 @@ static const rec_str_t rec_strs[] = {
     S("exc_nodes", exc_nodes, false),
     S("dependency", dependency, false),
     S("alloc_node", submit_host, false),
+    S("submit_line", submit_line, false),
     S("mail_type", mail_type, false),
     S("mail_user", mail_user, false),
     S("nodes", nodes, false),

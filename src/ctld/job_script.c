@@ -44,8 +44,9 @@ static const char *const job_script_kept_elsewhere[] = {
     "error",          "standard_input",
     "std_in",         "input",
     "submit_host",    "alloc_sid",
-    "hold",           "comment",
-    "mail_type",      "mail_user",
+    "submit_line",    "hold",
+    "comment",        "mail_type",
+    "mail_user",
 };
 
 json_t *ctld_job_script_desc(const json_t *desc)

@@ -99,6 +99,10 @@ def test_every_field_on_steps(make_cluster, backend):
         for empty in ("TRESUsageInTot", "AveCPU", "Layout", "MinCPUNode", "AveDiskRead"):
             assert job[empty] == "", (empty, job)
         assert job["Flags"] == "SchedMain,StartRecieved" and batch["Flags"] == "", job
+        # the command line as typed, words joined by blanks (argv[0] as run: a path here)
+        assert job["SubmitLine"].endswith(
+            "sbatch --parsable -o /dev/null -n2 --wrap srun -n2 sh -c 'head -c 3000000 "
+            "/dev/urandom > /dev/null; sleep 1'"), job
         assert job["QOSRAW"] == "1" and step["QOSRAW"] == "", job
         ids = c.run("sacctmgr", "-n", "-P", "show", "assoc", "format=id,account,user,partition"
                     ).stdout.split()

@@ -679,7 +679,9 @@ static void test_jobopt_seeds(void **state)
     static const struct {
         const char *script, *line, *json;
     } cases[] = {
-        {seed000, "job.bash", "{\"argv\":[\"job.bash\"],\"tres_per_node\":\"gres/gpu:1\"}"},
+        {seed000, "job.bash",
+         "{\"argv\":[\"job.bash\"],\"submit_line\":\"sbatch job.bash\",\"tres_per_node\":\"gres/"
+         "gpu:1\"}"},
         {seed003,
          "--job-name|horovod|--mail-user|USER_EMAIL|--mail-type=ALL|--export|SRC_DIR=/s,DATA_DIR=/"
          "d|horovod-single-node-job.sh",
@@ -687,19 +689,24 @@ static void test_jobopt_seeds(void **state)
          "\"cpus_per_task\":6,\"mail_type\":\"INVALID_DEPEND,BEGIN,END,FAIL,REQUEUE,STAGE_OUT\","
          "\"mail_user\":\"USER_EMAIL\",\"memory_per_node\":0,\"minimum_nodes\":1,\"name\":"
          "\"horovod\",\"partition\":\"batch\",\"standard_error\":\"../results/%x/slurm-%j.err\","
-         "\"standard_output\":\"../results/%x/slurm-%j.out\",\"tasks\":8,\"tasks_per_node\":8,"
+         "\"standard_output\":\"../results/%x/slurm-%j.out\",\"submit_line\":\"sbatch --job-name "
+         "horovod --mail-user USER_EMAIL --mail-type=ALL --export SRC_DIR=/s,DATA_DIR=/d "
+         "horovod-single-node-job.sh\",\"tasks\":8,\"tasks_per_node\":8,"
          "\"time_limit\":1440,\"tres_per_node\":\"gres/gpu:v100:8\"}"},
         {seed004a, "my_sweep.slurm",
          "{\"argv\":[\"my_sweep.slurm\"],\"array\":\"1-20%4\",\"cpus_per_task\":8,"
          "\"memory_per_node\":65536,\"minimum_nodes\":1,\"name\":\"hyperparameter-sweep\","
          "\"partition\":\"gpu\",\"standard_error\":\"sweep_%A_%a.err\",\"standard_output\":"
-         "\"sweep_%A_%a.out\",\"tasks\":1,\"time_limit\":120,\"tres_per_node\":\"gres/"
+         "\"sweep_%A_%a.out\",\"submit_line\":\"sbatch "
+         "my_sweep.slurm\",\"tasks\":1,\"time_limit\":120,\"tres_per_node\":\"gres/"
          "gpu:h100:1\"}"},
         {seed004b, "--parsable|--dependency=afterok:123:124:125|multi.slurm",
          "{\"argv\":[\"multi.slurm\"],\"cpus_per_task\":8,\"dependency\":\"afterok:123:124:125\","
          "\"memory_per_node\":262144,\"minimum_nodes\":2,\"name\":\"pytorch-multi-gpu\","
          "\"partition\":\"gpu\",\"standard_error\":\"pytorch_multi_%j.err\",\"standard_output\":"
-         "\"pytorch_multi_%j.out\",\"tasks_per_node\":4,\"time_limit\":720,\"tres_per_node\":"
+         "\"pytorch_multi_%j.out\",\"submit_line\":\"sbatch --parsable "
+         "--dependency=afterok:123:124:125 "
+         "multi.slurm\",\"tasks_per_node\":4,\"time_limit\":720,\"tres_per_node\":"
          "\"gres/gpu:h100:4\"}"},
     };
     for (size_t i = 0; i < N(cases); i++) {
