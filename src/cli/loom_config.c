@@ -2,10 +2,13 @@
  * loom_config.c - `loom config check`. See loom_config.h.
  *
  * slurm.conf comes from -f, else $SLURM_CONF, else /etc/slurm/slurm.conf;
- * gres.conf from -g, else the gres.conf beside slurm.conf when there is one.
+ * gres.conf from -g, else the gres.conf beside slurm.conf when there is one;
+ * cgroup.conf beside slurm.conf when there is one.
  * Every node's devices are resolved and checked against its Gres= counts.
  */
 #include "cli/loom_config.h"
+
+#include "common/cgconf.h"
 #include "common/conf.h"
 #include "common/gres.h"
 #include "common/gresconf.h"
@@ -289,6 +292,22 @@ static void config_header(const loom_conf_t *c, const loom_gresconf_t *g, loom_s
     loom_sbuf_addc(out, '\n');
 }
 
+/* cgroup.conf beside slurm.conf, when there is one (it is optional). */
+static int config_cgroup(const config_opts_t *o, loom_err_t *err)
+{
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    const char *slash = strrchr(o->conf_path, '/');
+    if (slash)
+        loom_sbuf_addn(&sb, o->conf_path, (size_t)(slash - o->conf_path + 1));
+    loom_sbuf_add(&sb, "cgroup.conf");
+    loom_cgconf_t cg;
+    loom_cgconf_init(&cg);
+    int rc = loom_cgconf_load(loom_sbuf_str(&sb), &cg, err);
+    loom_cgconf_free(&cg);
+    loom_sbuf_free(&sb);
+    return rc;
+}
+
 /* The gres.conf path: -g, else beside slurm.conf when that file exists. */
 static char *config_gres_path(const config_opts_t *o, bool *explicit_path)
 {
@@ -320,6 +339,8 @@ static int config_check(const config_opts_t *o)
         rc = loom_gresconf_load(gpath, &g, &err);
     if (rc == 0 && g)
         rc = loom_gresconf_check(g, c, &warnings, &err);
+    if (rc == 0)
+        rc = config_cgroup(o, &err);
     loom_gres_devlist_t *dls = c ? loom_xcalloc(c->n_nodecfgs + 1, sizeof(*dls)) : NULL;
     if (rc == 0 && g)
         rc = config_devices(c, g, dls, &warnings, &err);

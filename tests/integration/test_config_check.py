@@ -86,6 +86,20 @@ def test_gres_conf_beside_or_explicit(tmp_path):
     assert "gres=gpu:h100:8 (/dev/tty[0-7] cores=0-31)" in r.stdout
 
 
+def test_cgroup_conf_beside(tmp_path):
+    """cgroup.conf beside slurm.conf is checked too; its errors name file:line."""
+    shutil.copy(SEED_CONF, tmp_path / "slurm.conf")
+    (tmp_path / "cgroup.conf").write_text("CgroupAutomount=yes\nConstrainCores=yes\n"
+                                          "ConstrainRAMSpace=yes\nConstrainDevices=yes\n")
+    r = run("config", "check", "-q", "-f", str(tmp_path / "slurm.conf"))
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr
+    (tmp_path / "cgroup.conf").write_text("ConstrainCores=yes\nAllowedRAMSpace=lots\n")
+    r = run("config", "check", "-q", "-f", str(tmp_path / "slurm.conf"))
+    assert r.returncode == 1
+    assert r.stderr == "loom: error: %s:2: AllowedRAMSpace=lots: expected a percentage\n" % (
+        tmp_path / "cgroup.conf")
+
+
 def test_include_ok():
     r = run("config", "check", "-f", os.path.join(BAD, "include_main.conf"))
     assert r.returncode == 0, r.stderr
