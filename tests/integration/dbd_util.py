@@ -69,12 +69,24 @@ class Dbd:
         self.env.pop("LOOM_DBD_ADDR", None)
         self.proc = subprocess.Popen([os.path.join(BIN, "loomdbd"), "-D", "-f", self.conf,
                                       "-L", self.log], env=self.env)
-        sock = os.path.join(self.state, "loomdbd.sock")
-        for _ in range(200):
-            if os.path.exists(sock):
-                break
-            time.sleep(0.05)
         self.nonce = 0
+        self._wait_listening(os.path.join(self.state, "loomdbd.sock"))
+
+    def _wait_listening(self, sock, timeout=60):
+        """Until the Unix socket exists and the TCP port takes connections
+        (PostgreSQL's schema may take a while on a loaded host)."""
+        end = time.time() + timeout
+        while time.time() < end and self.proc.poll() is None:
+            if os.path.exists(sock):
+                try:
+                    socket.create_connection(("127.0.0.1", self.port), timeout=5).close()
+                    return
+                except OSError:
+                    pass
+            time.sleep(0.05)
+        log = open(self.log).read()[-4000:] if os.path.exists(self.log) else "(no log)"
+        raise AssertionError("loomdbd is not listening on port %d (exit %s):\n%s"
+                             % (self.port, self.proc.poll(), log))
 
     def stop(self):
         if self.proc.poll() is None:
