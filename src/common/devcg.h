@@ -1,6 +1,7 @@
 /*
- * devcg.h - confining a job step to its GPUs with the cgroup v1 devices
- * controller (issue 5: per-step GPU confinement; Slurm's ConstrainDevices).
+ * devcg.h - confining a job step to its GPUs: the cgroup v1 devices
+ * controller, or an eBPF device filter on cgroup v2 (issue 5: per-step GPU
+ * confinement; Slurm's ConstrainDevices).
  *
  * Two parts:
  *  - the rules (pure): loom_devcg_rules() turns the node's GPUs (index, the
@@ -9,14 +10,20 @@
  *    the node the step does not have, once each, never one that an allowed
  *    GPU uses too; GPUs whose file is not a device (emulated GPUs are plain
  *    files) give no rule. loom_devcg_stat() fills a GPU's kind and numbers.
- *  - the enforcement: loom_devcg_confine() makes
- *    <root>/loom/<node>/step_<job>.<step> in the devices hierarchy (root:
- *    /sys/fs/cgroup/devices), writes the rules and moves a process into it
- *    (the step's supervisor, before it forks the tasks, so they inherit it);
- *    loom_devcg_release() moves the caller back to the hierarchy's root and
- *    removes the cgroup. -ENOTSUP when not root or the host has no writable
- *    cgroup v1 devices hierarchy (cgroup v2 needs an eBPF program: not done);
- *    the caller then runs the step unconfined.
+ *  - the enforcement, as root: loom_devcg_confine() makes the step's cgroup,
+ *    denies it the rules' devices and moves a process into it (the step's
+ *    supervisor, before it forks the tasks, so they inherit it). What root
+ *    is decides how:
+ *      v1, root/devices.deny writable (root: /sys/fs/cgroup/devices):
+ *        root/loom/<node>/step_<job>.<step>, the rules written to its
+ *        devices.deny;
+ *      v2, root/cgroup.controllers exists (root: the job's own cgroup):
+ *        root/step_<job>.<step>, with an eBPF program denying the rules'
+ *        devices attached to it (devcg_bpf.h);
+ *    loom_devcg_release() moves the caller back (v1: to the hierarchy's
+ *    root; v2: to the job's cgroup) and removes the step's cgroup.
+ *    -ENOTSUP when not root or root is neither; the caller then runs the
+ *    step unconfined.
  * Entry points: loom_devcg_stat, loom_devcg_rules, loom_devcg_confine,
  * loom_devcg_release.
  */
@@ -48,12 +55,14 @@ size_t loom_devcg_rules(const loom_devcg_gpu_t *gpus, size_t n, const uint32_t *
 
 typedef struct loom_devcg loom_devcg_t;
 
-/* Create the step's devices cgroup under root (NULL: /sys/fs/cgroup/devices),
- * deny the rules and move pid into it. */
+/* Create the step's cgroup under root (NULL: /sys/fs/cgroup/devices; a
+ * cgroup v2 directory: the job's cgroup), deny the rules and move pid into
+ * it. On failure nothing is left behind. */
 int loom_devcg_confine(const char *root, const char *node, uint32_t job_id, uint32_t step_id,
                        const loom_strv_t *deny, pid_t pid, loom_devcg_t **out, loom_err_t *err);
-/* Move the calling process back to the root and remove the cgroup (kept when
- * processes are still in it). Accepts NULL. */
+/* Move the calling process back to the root (v2: the job's cgroup) and
+ * remove the step's cgroup (kept when processes are still in it). Accepts
+ * NULL. */
 void loom_devcg_release(loom_devcg_t *cg);
 
 #endif
