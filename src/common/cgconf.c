@@ -190,12 +190,12 @@ bool loom_cgconf_task_cgroup(const char *task_plugin)
 
 json_t *loom_cgconf_to_json(const loom_cgconf_t *c)
 {
-    return json_pack("{s:s, s:s, s:b, s:b, s:b, s:b, s:b, s:f, s:f, s:f, s:I}", "mountpoint",
-                     c->mountpoint, "plugin", c->plugin, "task_cgroup", c->task_cgroup, "cores",
-                     c->constrain_cores, "ram", c->constrain_ram, "swap", c->constrain_swap,
-                     "devices", c->constrain_devices, "allowed_ram", c->allowed_ram, "allowed_swap",
-                     c->allowed_swap, "max_ram_percent", c->max_ram_percent, "min_ram_mib",
-                     (json_int_t)c->min_ram_mib);
+    return json_pack("{s:s, s:s, s:b, s:b, s:b, s:b, s:b, s:b, s:f, s:f, s:f, s:I}", "mountpoint",
+                     c->mountpoint, "plugin", c->plugin, "task_cgroup", c->task_cgroup, "track",
+                     c->track, "cores", c->constrain_cores, "ram", c->constrain_ram, "swap",
+                     c->constrain_swap, "devices", c->constrain_devices, "allowed_ram",
+                     c->allowed_ram, "allowed_swap", c->allowed_swap, "max_ram_percent",
+                     c->max_ram_percent, "min_ram_mib", (json_int_t)c->min_ram_mib);
 }
 
 static void cgconf_json_str(const json_t *j, const char *key, char **out)
@@ -214,6 +214,7 @@ void loom_cgconf_from_json(const json_t *j, loom_cgconf_t *c)
     cgconf_json_str(j, "mountpoint", &c->mountpoint);
     cgconf_json_str(j, "plugin", &c->plugin);
     c->task_cgroup = json_is_true(json_object_get(j, "task_cgroup"));
+    c->track = json_is_true(json_object_get(j, "track"));
     c->constrain_cores = json_is_true(json_object_get(j, "cores"));
     c->constrain_ram = json_is_true(json_object_get(j, "ram"));
     c->constrain_swap = json_is_true(json_object_get(j, "swap"));

@@ -42,6 +42,7 @@ typedef struct loom_cgconf {
     char *mountpoint;
     char *plugin;     /* "autodetect", "cgroup/v1" or "cgroup/v2" */
     bool task_cgroup; /* TaskPlugin has task/cgroup: the Constrain* keys apply */
+    bool track;       /* ProctrackType=proctrack/cgroup: each job in a cgroup */
     bool constrain_cores, constrain_ram, constrain_swap, constrain_devices;
     double allowed_ram, allowed_swap, max_ram_percent; /* percents */
     uint64_t min_ram_mib;

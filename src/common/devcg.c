@@ -25,6 +25,7 @@ struct loom_devcg {
     char *root; /* v1: the hierarchy's root; v2: the job's cgroup, the step's parent */
     char *path; /* the step's cgroup */
     bool v2;    /* a cgroup2 directory with an eBPF device filter */
+    bool moved; /* the caller moved itself in: release moves it back */
 };
 
 void loom_devcg_stat(const char *file, loom_devcg_gpu_t *g)
@@ -137,8 +138,11 @@ static int devcg_mkstep(const char *root, uint32_t job_id, uint32_t step_id, loo
     return 0;
 }
 
+/* pid 0: nobody (the caller attaches the processes itself). */
 static int devcg_move(const char *path, pid_t pid, loom_err_t *err)
 {
+    if (pid <= 0)
+        return 0;
     char v[32];
     snprintf(v, sizeof(v), "%d", (int)pid);
     int rc = devcg_write(path, "cgroup.procs", v);
@@ -204,8 +208,19 @@ int loom_devcg_confine(const char *root, const char *node, uint32_t job_id, uint
     cg->root = loom_xstrdup(root);
     cg->path = loom_sbuf_detach(&path);
     cg->v2 = mode == 2;
+    cg->moved = pid == getpid();
     *out = cg;
     return 0;
+}
+
+int loom_devcg_attach(const loom_devcg_t *cg, pid_t pid)
+{
+    return devcg_move(cg->path, pid, NULL);
+}
+
+bool loom_devcg_is_v2(const loom_devcg_t *cg)
+{
+    return cg->v2;
 }
 
 void loom_devcg_release(loom_devcg_t *cg)
@@ -214,7 +229,8 @@ void loom_devcg_release(loom_devcg_t *cg)
         return;
     /* back to v1's root or v2's job cgroup: the step's cgroup must be empty
      * to go (v2 also detaches its filter then) */
-    devcg_move(cg->root, getpid(), NULL);
+    if (cg->moved)
+        devcg_move(cg->root, getpid(), NULL);
     rmdir(cg->path); /* EBUSY while a task lingers: the node's cleanup is left to the admin */
     free(cg->root);
     free(cg->path);

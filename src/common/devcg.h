@@ -33,6 +33,7 @@
 #include "common/err.h"
 #include "common/strv.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -57,12 +58,17 @@ typedef struct loom_devcg loom_devcg_t;
 
 /* Create the step's cgroup under root (NULL: /sys/fs/cgroup/devices; a
  * cgroup v2 directory: the job's cgroup), deny the rules and move pid into
- * it. On failure nothing is left behind. */
+ * it (pid 0: nobody; each task then joins with loom_devcg_attach). On
+ * failure nothing is left behind. */
 int loom_devcg_confine(const char *root, const char *node, uint32_t job_id, uint32_t step_id,
                        const loom_strv_t *deny, pid_t pid, loom_devcg_t **out, loom_err_t *err);
-/* Move the calling process back to the root (v2: the job's cgroup) and
- * remove the step's cgroup (kept when processes are still in it). Accepts
- * NULL. */
+/* Move pid into the step's cgroup (a task, between fork and exec). */
+int loom_devcg_attach(const loom_devcg_t *cg, pid_t pid);
+/* A cgroup v2 step cgroup (a child of the job's), not a v1 devices one? */
+bool loom_devcg_is_v2(const loom_devcg_t *cg);
+/* Move the calling process back to the root (v2: the job's cgroup) when
+ * loom_devcg_confine moved it in, and remove the step's cgroup (kept when
+ * processes are still in it). Accepts NULL. */
 void loom_devcg_release(loom_devcg_t *cg);
 
 #endif

@@ -87,6 +87,19 @@ static char *loomd_stepd_exe(void)
     return loom_sbuf_detach(&sb);
 }
 
+/* cgroup.conf beside slurm.conf (optional); it applies with task/cgroup. */
+static int loomd_cgconf(loom_noded_t *n, loom_err_t *err)
+{
+    char path[PATH_MAX + 16], dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", n->conf_path);
+    snprintf(path, sizeof(path), "%s/cgroup.conf", dirname(dir));
+    loom_cgconf_init(&n->cgconf);
+    int rc = loom_cgconf_load(path, &n->cgconf, err);
+    n->cgconf.task_cgroup = loom_cgconf_task_cgroup(n->conf->task_plugin);
+    n->cgconf.track = n->conf->proctrack_type && strstr(n->conf->proctrack_type, "cgroup");
+    return rc;
+}
+
 static int loomd_config(loom_noded_t *n, const loomd_opts_t *o, loom_err_t *err)
 {
     const char *conf = o->d.conf ? o->d.conf : getenv("SLURM_CONF");
@@ -116,7 +129,8 @@ static int loomd_config(loom_noded_t *n, const loomd_opts_t *o, loom_err_t *err)
     if (rc < 0)
         return loom_errf(err, rc, "cannot create the spool dir %s: %s", n->spool, strerror(-rc));
     n->stepd_exe = loomd_stepd_exe();
-    return loom_noded_gpus_load(n, err);
+    rc = loomd_cgconf(n, err);
+    return rc < 0 ? rc : loom_noded_gpus_load(n, err);
 }
 
 static int loomd_logging(loom_noded_t *n, const loomd_opts_t *o)
@@ -207,6 +221,7 @@ static void loomd_free(loom_noded_t *n)
     loom_noded_jobs_free(n);
     loom_noded_steps_free(n);
     loom_noded_gpus_free(n);
+    loom_cgconf_free(&n->cgconf);
     loom_conf_destroy(n->conf);
     loom_key_destroy(n->key);
     free(n->conf_path);

@@ -36,6 +36,7 @@
 #define LOOM_NODED_NODED_H
 
 #include "common/auth.h"
+#include "common/cgconf.h"
 #include "common/conf.h"
 #include "noded/conn.h"
 
@@ -97,7 +98,8 @@ typedef struct loom_noded {
 
     loom_noded_gpu_t *gpus;
     size_t ngpus;
-    unsigned gpu_env; /* LOOM_JOBENV_GPU_* from gres.conf Flags */
+    loom_cgconf_t cgconf; /* cgroup.conf beside slurm.conf, TaskPlugin's task/cgroup */
+    unsigned gpu_env;     /* LOOM_JOBENV_GPU_* from gres.conf Flags */
 
     /* The controller link. */
     loom_conn_t *ctl;

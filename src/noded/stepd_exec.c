@@ -537,18 +537,32 @@ static void stepd_child_free(stepd_child_t *ch)
     loom_strv_free(&ch->env);
 }
 
-/* Confine the job when the host allows it; otherwise say so once. */
-static void stepd_confine(loom_stepd_t *s, stepd_child_t *ch, uint32_t index)
+/* This node's entry of the job's allocation, or NULL. */
+static const json_t *stepd_alloc_here(const loom_stepd_t *s)
 {
-    json_t *alloc = json_array_get(json_object_get(s->job, "alloc"), index), *c;
+    size_t i;
+    json_t *a;
+    json_array_foreach(json_object_get(s->job, "alloc"), i, a)
+    {
+        const char *node = json_string_value(json_object_get(a, "node"));
+        if (node && strcmp(node, s->node_name) == 0)
+            return a;
+    }
+    return NULL;
+}
+
+/* The job's cgroup (cgroup.h), when the host and the configuration give one,
+ * with this node's CPUs and memory; otherwise say so at debug level. */
+static void stepd_confine(loom_stepd_t *s, stepd_child_t *ch)
+{
+    const json_t *alloc = stepd_alloc_here(s), *c;
     loom_sbuf_t cpus = LOOM_SBUF_INIT;
     size_t i;
     json_array_foreach(json_object_get(alloc, "cpus"), i, c)
         loom_sbuf_addf(&cpus, "%s%lld", i ? "," : "", (long long)json_integer_value(c));
     uint64_t mem = (uint64_t)json_integer_value(json_object_get(alloc, "mem"));
     loom_err_t err = {0};
-    if (loom_cgroup_create(s->node_name, s->job_id, loom_sbuf_str(&cpus), mem, &s->cgroup, &err) <
-        0)
+    if (loom_cgroup_for_job(s->node, s->job_id, loom_sbuf_str(&cpus), mem, &s->cgroup, &err) < 0)
         loom_debug("stepd job %u: not confined: %s", s->job_id, err.msg);
     ch->cgroup = s->cgroup;
     loom_sbuf_free(&cpus);
@@ -563,6 +577,7 @@ int loom_stepd_start(loom_stepd_t *s, loom_err_t *err)
          * come with step.launch. Held until the controller ends it. */
         s->alloc = true;
         loom_verbose("stepd job %u: holding an allocation", s->job_id);
+        stepd_confine(s, &ch); /* its steps' tasks join it */
         return 0;
     }
     uint32_t index = 0;
@@ -581,7 +596,7 @@ int loom_stepd_start(loom_stepd_t *s, loom_err_t *err)
         loom_jobenv_unset(&ch.env, "SLURM_TASK_PID");
         loom_jobenv_set(&ch.env, "SLURM_TASK_PID", "0000000000000000");
         ch.task_pid_slot = ch.env.v[ch.env.n - 1];
-        stepd_confine(s, &ch, index);
+        stepd_confine(s, &ch);
         rc = stepd_fork(s, &ch, err);
     }
     if (ch.err_fd >= 0)

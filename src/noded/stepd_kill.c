@@ -110,14 +110,16 @@ int loom_stepd_deliver(loom_stepd_t *s, int sig, loom_stepd_target_t target)
 
 void loom_stepd_kill_rest(loom_stepd_t *s)
 {
-    /* As child subreaper the supervisor inherits whatever the script left
-     * running; with no child left there is nothing to look for, and the
-     * /proc scan below (the costly part of ending a job) is skipped. */
-    siginfo_t info;
-    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD && !s->cgroup)
-        return;
+    /* The job's cgroup holds every process it started (but for a root
+     * process that moved out). As child subreaper the supervisor inherits
+     * whatever the script left running: with no child left there is nothing
+     * more to look for, and the /proc scan below (the costly part of ending a
+     * job without a cgroup) is skipped. */
     if (s->cgroup)
         loom_cgroup_kill(s->cgroup);
+    siginfo_t info;
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD)
+        return;
     /* The shell is gone but its session id lives on in its members. A member
      * may be leaving the session (setsid) while we look, so look again until
      * a scan finds nothing alive (those killed die in a moment). */

@@ -9,6 +9,7 @@
  */
 #include "noded/stepd_step.h"
 
+#include "common/cgconf.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/stepio.h"
@@ -36,6 +37,7 @@ static void step_finish(loom_step_t *s);
 static void step_report(loom_step_t *s);
 static void step_arm_warn(loom_step_t *s);
 static void step_confine_gpus(loom_step_t *s);
+static void step_join_job_cgroup(loom_step_t *s);
 
 static const char *step_jstr(const json_t *o, const char *key)
 {
@@ -346,6 +348,7 @@ static void step_connected(uv_connect_t *req, int status)
     uv_read_start((uv_stream_t *)&s->io, step_io_alloc, step_io_read);
     step_hello(s);
     loom_err_t err = {0};
+    step_join_job_cgroup(s);
     step_confine_gpus(s);
     if (loom_step_tasks_start(s, &err) < 0) {
         json_t *m = json_pack("{s:s, s:b}", "msg", err.msg, "error", 1);
@@ -508,6 +511,8 @@ static void step_cleanup(loom_step_t *s)
                    strerror(errno));
     loom_devcg_release(s->devcg); /* the tasks have ended */
     s->devcg = NULL;
+    loom_cgroup_forget(s->cgroup); /* the job's: its supervisor removes it */
+    s->cgroup = NULL;
     for (size_t i = 0; i < LOOM_STEP_MAX_CLIENTS; i++)
         loom_conn_close(s->clients[i]);
     loom_conn_close(s->loomd); /* a report in flight */
@@ -682,14 +687,46 @@ static void step_arm_warn(loom_step_t *s)
     uv_timer_start(&s->warn_timer, step_warn_due, due > 0 ? (uint64_t)due * 1000 : 0, 0);
 }
 
-/* As root on a host with a cgroup v1 devices hierarchy, the tasks (forked
- * from here) may open only the step's GPUs' device files (devcg.h). */
+/* The tasks run in their job's cgroup (the batch supervisor or the
+ * allocation's made it, with the job's limits; or this step makes it first):
+ * the job's memory limit holds for them and ending the job kills them. */
+static void step_join_job_cgroup(loom_step_t *s)
+{
+    loom_err_t err = {0};
+    if (loom_cgroup_for_job(s->node, s->job_id, NULL, 0, &s->cgroup, &err) < 0)
+        loom_debug("step %u.%u: not in a job cgroup: %s", s->job_id, s->step_id, err.msg);
+}
+
+/* With TaskPlugin=task/cgroup and ConstrainDevices=yes, as root, the tasks
+ * (forked from here) may open only the step's GPUs' device files (devcg.h):
+ * cgroup v1's devices hierarchy (this supervisor moves in, the tasks
+ * inherit it), or under v2 a child of the job's cgroup with an eBPF device
+ * filter (each task moves in itself). The cgroup's root, or NULL: none. */
+static char *step_devcg_root(const loom_step_t *s)
+{
+    loom_cgconf_t cc;
+    loom_cgconf_init(&cc);
+    loom_cgconf_from_json(json_object_get(s->node, "cgroup"), &cc);
+    char *root = NULL;
+    if (cc.task_cgroup && cc.constrain_devices) {
+        loom_sbuf_t sb = LOOM_SBUF_INIT;
+        if (s->cgroup && loom_cgroup_version(s->cgroup) == 2)
+            loom_sbuf_add(&sb, loom_cgroup_path(s->cgroup));
+        else
+            loom_sbuf_addf(&sb, "%s/devices", cc.mountpoint);
+        root = loom_sbuf_detach(&sb);
+    }
+    loom_cgconf_free(&cc);
+    return root;
+}
+
 static void step_confine_gpus(loom_step_t *s)
 {
     const json_t *files = json_object_get(s->node, "gpu_files");
     const json_t *mine = json_object_get(s->body, "gpus");
     size_t n = json_array_size(files), na = 0;
-    if (n == 0)
+    char *root = n ? step_devcg_root(s) : NULL;
+    if (!root)
         return;
     loom_devcg_gpu_t *gpus = loom_xcalloc(n, sizeof(*gpus));
     uint32_t *allowed = loom_xcalloc(json_array_size(mine) + 1, sizeof(uint32_t));
@@ -701,10 +738,12 @@ static void step_confine_gpus(loom_step_t *s)
         allowed[na++] = (uint32_t)json_integer_value(json_array_get(mine, i));
     loom_strv_t deny = LOOM_STRV_INIT;
     loom_err_t err = {0};
+    bool v2 = s->cgroup && loom_cgroup_version(s->cgroup) == 2;
     if (loom_devcg_rules(gpus, n, allowed, na, &deny) &&
-        loom_devcg_confine(NULL, s->node_name, s->job_id, s->step_id, &deny, getpid(), &s->devcg,
-                           &err) < 0)
+        loom_devcg_confine(root, s->node_name, s->job_id, s->step_id, &deny, v2 ? 0 : getpid(),
+                           &s->devcg, &err) < 0)
         loom_verbose("step %u.%u: GPUs not confined: %s", s->job_id, s->step_id, err.msg);
+    free(root);
     loom_strv_free(&deny);
     free(allowed);
     free(gpus);

@@ -35,6 +35,7 @@
 #include "common/err.h"
 #include "common/sbuf.h"
 #include "common/strv.h"
+#include "noded/cgroup.h"
 #include "noded/conn.h"
 #include "noded/stepd_usage.h"
 
@@ -97,6 +98,7 @@ struct loom_step {
     uv_timer_t linger_timer; /* output drain after the last exit */
     uv_timer_t warn_timer;   /* the job's --signal before its end time */
     loom_devcg_t *devcg;     /* the step's devices cgroup (NULL: GPUs not confined) */
+    loom_cgroup_t *cgroup;   /* its job's cgroup, which the tasks join (NULL: none) */
     uv_signal_t sigchld;
     loom_conn_t *loomd; /* the end-of-step report to loomd */
     bool reported;      /* loomd answered it (or gave up): DONE may go to srun */

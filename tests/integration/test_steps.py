@@ -213,7 +213,8 @@ def test_devices_cgroup_denies_other_gpus(make_cluster):
     if why:
         pytest.skip(why)
     need("salloc", "srun")
-    c = make_cluster(nodes=1, start=False)
+    c = make_cluster(nodes=1, start=False, conf_extra="TaskPlugin=task/affinity,task/cgroup\n")
+    (c.root / "cgroup.conf").write_text("ConstrainDevices=yes\n")  # as Slurm's ConstrainDevices
     devdir = c.root / "dev" / "node1"
     for i, minor in enumerate((7, 8)):
         (devdir / ("gpu%d" % i)).unlink()
