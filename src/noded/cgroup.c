@@ -17,7 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CGROUP_ROOT "/sys/fs/cgroup"
+#define CGROUP_ROOT     "/sys/fs/cgroup"
+#define CGROUP_PATH_MAX 4096
 
 struct loom_cgroup {
     int version;
@@ -27,7 +28,7 @@ struct loom_cgroup {
 
 static int cgroup_write(const char *dir, const char *file, const char *value)
 {
-    char path[4096];
+    char path[CGROUP_PATH_MAX + 64];
     snprintf(path, sizeof(path), "%s/%s", dir, file);
     int fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
@@ -41,7 +42,7 @@ static int cgroup_write(const char *dir, const char *file, const char *value)
 /* The first line of dir/file, without its newline ("" when unreadable). */
 static void cgroup_read(const char *dir, const char *file, char *buf, size_t size)
 {
-    char path[4096];
+    char path[CGROUP_PATH_MAX + 64];
     snprintf(path, sizeof(path), "%s/%s", dir, file);
     buf[0] = '\0';
     FILE *fp = fopen(path, "re");
@@ -55,7 +56,7 @@ static void cgroup_read(const char *dir, const char *file, char *buf, size_t siz
 
 static bool cgroup_has(const char *dir, const char *file)
 {
-    char path[4096];
+    char path[CGROUP_PATH_MAX + 64];
     snprintf(path, sizeof(path), "%s/%s", dir, file);
     return access(path, F_OK) == 0;
 }
@@ -231,7 +232,7 @@ int loom_cgroup_create(const loom_cgroup_spec_t *spec, loom_cgroup_t **out, loom
 
 /* The node's level: "<node>_<hash of the spool>", so that the emulated nodes
  * of several clusters on one host (a test run) never share a job's cgroup. */
-static void cgroup_node_level(const json_t *node, char *buf, size_t size)
+void loom_cgroup_node_level(const json_t *node, char *buf, size_t size)
 {
     const char *name = json_string_value(json_object_get(node, "name"));
     const char *sock = json_string_value(json_object_get(node, "loomd_sock"));
@@ -245,7 +246,7 @@ int loom_cgroup_for_job(const json_t *node, uint32_t job_id, const char *cpus, u
                         loom_cgroup_t **out, loom_err_t *err)
 {
     char level[300];
-    cgroup_node_level(node, level, sizeof(level));
+    loom_cgroup_node_level(node, level, sizeof(level));
     loom_cgconf_t cc;
     loom_cgconf_init(&cc);
     loom_cgconf_from_json(json_object_get(node, "cgroup"), &cc);
@@ -268,6 +269,53 @@ int loom_cgroup_for_job(const json_t *node, uint32_t job_id, const char *cpus, u
     else
         rc = loom_cgroup_create(&spec, out, err);
     loom_cgconf_free(&cc);
+    return rc;
+}
+
+/* Where the devices cgroups go, or NULL: ConstrainDevices is off. */
+static char *cgroup_devcg_root(const json_t *node, const loom_cgroup_t *job_cg)
+{
+    loom_cgconf_t cc;
+    loom_cgconf_init(&cc);
+    loom_cgconf_from_json(json_object_get(node, "cgroup"), &cc);
+    char *root = NULL;
+    if (cc.task_cgroup && cc.constrain_devices) {
+        loom_sbuf_t sb = LOOM_SBUF_INIT;
+        if (job_cg && job_cg->version == 2)
+            loom_sbuf_add(&sb, job_cg->path);
+        else
+            loom_sbuf_addf(&sb, "%s/devices", cc.mountpoint);
+        root = loom_sbuf_detach(&sb);
+    }
+    loom_cgconf_free(&cc);
+    return root;
+}
+
+int loom_cgroup_confine_gpus(const json_t *node, const loom_cgroup_t *job_cg, uint32_t job_id,
+                             uint32_t step_id, const uint32_t *allowed, size_t nallowed,
+                             loom_devcg_t **out, loom_err_t *err)
+{
+    const json_t *files = json_object_get(node, "gpu_files");
+    size_t n = json_array_size(files);
+    char *root = n ? cgroup_devcg_root(node, job_cg) : NULL;
+    if (!root)
+        return loom_errf(err, -ENOTSUP, "ConstrainDevices is off, or the node has no GPUs");
+    loom_devcg_gpu_t *gpus = loom_xcalloc(n, sizeof(*gpus));
+    for (size_t i = 0; i < n; i++) {
+        gpus[i].index = (uint32_t)i;
+        loom_devcg_stat(json_string_value(json_array_get(files, i)), &gpus[i]);
+    }
+    char level[300];
+    loom_cgroup_node_level(node, level, sizeof(level));
+    loom_strv_t deny = LOOM_STRV_INIT;
+    int rc = -ENOTSUP;
+    if (loom_devcg_rules(gpus, n, allowed, nallowed, &deny) == 0)
+        loom_errf(err, rc, "no GPU device to deny");
+    else
+        rc = loom_devcg_confine(root, level, job_id, step_id, &deny, 0, out, err);
+    loom_strv_free(&deny);
+    free(gpus);
+    free(root);
     return rc;
 }
 

@@ -29,6 +29,7 @@
 #ifndef LOOM_NODED_CGROUP_H
 #define LOOM_NODED_CGROUP_H
 
+#include "common/devcg.h"
 #include "common/err.h"
 
 #include <jansson.h>
@@ -56,6 +57,17 @@ int loom_cgroup_create(const loom_cgroup_spec_t *spec, loom_cgroup_t **out, loom
  * -ENOTSUP also when the configuration wants no cgroup (ProctrackType). */
 int loom_cgroup_for_job(const json_t *node, uint32_t job_id, const char *cpus, uint64_t alloc_mib,
                         loom_cgroup_t **out, loom_err_t *err);
+/* With TaskPlugin=task/cgroup and ConstrainDevices=yes, as root: the
+ * devices cgroup (devcg.h) that leaves only the GPUs allowed (device
+ * indexes) of the node's "gpu_files": under v1 in the devices hierarchy
+ * (<root>/devices/loom/<node level>/step_<job>.<step>), under v2 a child of
+ * job_cg with an eBPF device filter. Nobody is moved in: each process joins
+ * with loom_devcg_attach. -ENOTSUP when not configured or not possible. */
+int loom_cgroup_confine_gpus(const json_t *node, const loom_cgroup_t *job_cg, uint32_t job_id,
+                             uint32_t step_id, const uint32_t *allowed, size_t nallowed,
+                             loom_devcg_t **out, loom_err_t *err);
+/* The node's level in the paths: its name, "_" and a hash of its spool. */
+void loom_cgroup_node_level(const json_t *node, char *buf, size_t size);
 /* Move pid into the job's cgroup(s). */
 int loom_cgroup_attach(loom_cgroup_t *cg, pid_t pid);
 /* SIGKILL every process in the cgroup (cgroup.kill, or one by one). */

@@ -494,13 +494,17 @@ json_t *loom_noded_node_section(const loom_noded_t *n)
     const char *gtype = n->conf->job_acct_gather_type;
     json_t *gather = json_pack("{s:s, s:i}", "type", gtype ? gtype : "jobacct_gather/none", "freq",
                                loom_usage_gather_freq(n->conf->job_acct_gather_frequency));
-    return json_pack(
-        "{s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:I, s:o, s:o, s:I}", "name", n->name, "cluster",
-        n->conf->cluster_name ? n->conf->cluster_name : "", "conf", n->conf_path, "hostname",
-        n->me->hostname ? n->me->hostname : n->name, "loomd_sock", sock, "gpu_env", (int)n->gpu_env,
-        "job_file_append", append && strcmp(append, "1") == 0, "kill_wait",
-        (json_int_t)n->conf->kill_wait, "acct_gather", gather, "cgroup",
-        loom_cgconf_to_json(&n->cgconf), "real_memory", (json_int_t)n->me->cfg->real_memory);
+    json_t *files = json_array();
+    for (size_t i = 0; i < n->ngpus; i++) /* by device index: the devices cgroup (devcg.h) */
+        json_array_append_new(files, n->gpus[i].file ? json_string(n->gpus[i].file) : json_null());
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:I, s:o, s:o, s:I, s:o}", "name",
+                     n->name, "cluster", n->conf->cluster_name ? n->conf->cluster_name : "", "conf",
+                     n->conf_path, "hostname", n->me->hostname ? n->me->hostname : n->name,
+                     "loomd_sock", sock, "gpu_env", (int)n->gpu_env, "job_file_append",
+                     append && strcmp(append, "1") == 0, "kill_wait",
+                     (json_int_t)n->conf->kill_wait, "acct_gather", gather, "cgroup",
+                     loom_cgconf_to_json(&n->cgconf), "real_memory",
+                     (json_int_t)n->me->cfg->real_memory, "gpu_files", files);
 }
 
 /* <spool>/job<id>[.<run>]/spec.json (tmp + rename: a scan never sees half of it). */

@@ -385,10 +385,7 @@ static int steps_write_spec(const loom_noded_t *n, uint32_t job, uint32_t step, 
     steps_path(n, job, step, "spec.json", path, sizeof(path));
     if (mkdir(dir, 0700) < 0 && errno != EEXIST)
         return loom_errf(err, -errno, "cannot create %s: %s", dir, strerror(errno));
-    json_t *node = loom_noded_node_section(n), *files = json_array();
-    for (size_t i = 0; i < n->ngpus; i++) /* by device index: the devices cgroup (devcg.h) */
-        json_array_append_new(files, n->gpus[i].file ? json_string(n->gpus[i].file) : json_null());
-    json_object_set_new(node, "gpu_files", files);
+    json_t *node = loom_noded_node_section(n);
     json_t *spec = json_pack("{s:O, s:o}", "step", body, "node", node);
     /* Security: 0600, the spec holds the step's environment. */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

@@ -74,6 +74,7 @@ typedef struct loom_stepd {
     loom_conn_t *loomd;                           /* while reporting */
     loom_conn_t *clients[LOOM_STEPD_MAX_CLIENTS]; /* connections on stepd.sock */
     loom_cgroup_t *cgroup;                        /* NULL when not confined */
+    loom_devcg_t *devcg;   /* ConstrainDevices: the batch script's GPUs only, or NULL */
     loom_gather_t *gather; /* usage of the batch step (NULL for an allocation) */
     json_t *usage;         /* its final figures, once the script has ended */
 } loom_stepd_t;

@@ -56,6 +56,7 @@ typedef struct stepd_child {
     int ngroups;
     mode_t umask;
     loom_cgroup_t *cgroup;
+    loom_devcg_t *devcg;
 } stepd_child_t;
 
 /* Failure report from the child: which step, and errno. */
@@ -422,6 +423,8 @@ static void stepd_child_run(stepd_child_t *ch, int report_fd)
     stepd_child_signals();
     if (ch->cgroup)
         loom_cgroup_attach(ch->cgroup, getpid());
+    if (ch->devcg)
+        loom_devcg_attach(ch->devcg, getpid());
     if (ch->drop && (setgroups((size_t)ch->ngroups, ch->groups) < 0 || setgid(ch->gid) < 0 ||
                      setuid(ch->uid) < 0))
         stepd_child_fail(report_fd, STEPD_FAIL_IDS);
@@ -566,6 +569,15 @@ static void stepd_confine(loom_stepd_t *s, stepd_child_t *ch)
         loom_debug("stepd job %u: not confined: %s", s->job_id, err.msg);
     ch->cgroup = s->cgroup;
     loom_sbuf_free(&cpus);
+    uint32_t gpus[256];
+    size_t ngpus = stepd_gpus(alloc, gpus, 256);
+    loom_err_t derr = {0};
+    if (!s->alloc &&
+        loom_cgroup_confine_gpus(s->node, s->cgroup, s->job_id, LOOM_FPATTERN_BATCH_STEP, gpus,
+                                 ngpus, &s->devcg, &derr) < 0 &&
+        derr.code != -ENOTSUP)
+        loom_verbose("stepd job %u: GPUs not confined: %s", s->job_id, derr.msg);
+    ch->devcg = s->devcg;
 }
 
 int loom_stepd_start(loom_stepd_t *s, loom_err_t *err)

@@ -95,6 +95,8 @@ static void stepd_cleanup(loom_stepd_t *s)
     }
     if (rmdir(s->job_dir) < 0 && errno != ENOENT)
         loom_error("stepd job %u: cannot remove %s: %s", s->job_id, s->job_dir, strerror(errno));
+    loom_devcg_release(s->devcg); /* before the job's: under v2 it is a child */
+    s->devcg = NULL;
     loom_cgroup_destroy(s->cgroup);
     s->cgroup = NULL;
     loom_gather_destroy(s->gather);

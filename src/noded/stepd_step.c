@@ -9,7 +9,6 @@
  */
 #include "noded/stepd_step.h"
 
-#include "common/cgconf.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/stepio.h"
@@ -697,56 +696,21 @@ static void step_join_job_cgroup(loom_step_t *s)
         loom_debug("step %u.%u: not in a job cgroup: %s", s->job_id, s->step_id, err.msg);
 }
 
-/* With TaskPlugin=task/cgroup and ConstrainDevices=yes, as root, the tasks
- * (forked from here) may open only the step's GPUs' device files (devcg.h):
- * cgroup v1's devices hierarchy (this supervisor moves in, the tasks
- * inherit it), or under v2 a child of the job's cgroup with an eBPF device
- * filter (each task moves in itself). The cgroup's root, or NULL: none. */
-static char *step_devcg_root(const loom_step_t *s)
-{
-    loom_cgconf_t cc;
-    loom_cgconf_init(&cc);
-    loom_cgconf_from_json(json_object_get(s->node, "cgroup"), &cc);
-    char *root = NULL;
-    if (cc.task_cgroup && cc.constrain_devices) {
-        loom_sbuf_t sb = LOOM_SBUF_INIT;
-        if (s->cgroup && loom_cgroup_version(s->cgroup) == 2)
-            loom_sbuf_add(&sb, loom_cgroup_path(s->cgroup));
-        else
-            loom_sbuf_addf(&sb, "%s/devices", cc.mountpoint);
-        root = loom_sbuf_detach(&sb);
-    }
-    loom_cgconf_free(&cc);
-    return root;
-}
-
+/* With ConstrainDevices the tasks (forked from here) may open only the
+ * step's GPUs' device files (cgroup.h: loom_cgroup_confine_gpus). */
 static void step_confine_gpus(loom_step_t *s)
 {
-    const json_t *files = json_object_get(s->node, "gpu_files");
     const json_t *mine = json_object_get(s->body, "gpus");
-    size_t n = json_array_size(files), na = 0;
-    char *root = n ? step_devcg_root(s) : NULL;
-    if (!root)
-        return;
-    loom_devcg_gpu_t *gpus = loom_xcalloc(n, sizeof(*gpus));
     uint32_t *allowed = loom_xcalloc(json_array_size(mine) + 1, sizeof(uint32_t));
-    for (size_t i = 0; i < n; i++) {
-        gpus[i].index = (uint32_t)i;
-        loom_devcg_stat(json_string_value(json_array_get(files, i)), &gpus[i]);
-    }
+    size_t na = 0;
     for (size_t i = 0; i < json_array_size(mine); i++)
         allowed[na++] = (uint32_t)json_integer_value(json_array_get(mine, i));
-    loom_strv_t deny = LOOM_STRV_INIT;
     loom_err_t err = {0};
-    bool v2 = s->cgroup && loom_cgroup_version(s->cgroup) == 2;
-    if (loom_devcg_rules(gpus, n, allowed, na, &deny) &&
-        loom_devcg_confine(root, s->node_name, s->job_id, s->step_id, &deny, v2 ? 0 : getpid(),
-                           &s->devcg, &err) < 0)
+    if (loom_cgroup_confine_gpus(s->node, s->cgroup, s->job_id, s->step_id, allowed, na, &s->devcg,
+                                 &err) < 0 &&
+        err.code != -ENOTSUP)
         loom_verbose("step %u.%u: GPUs not confined: %s", s->job_id, s->step_id, err.msg);
-    free(root);
-    loom_strv_free(&deny);
     free(allowed);
-    free(gpus);
 }
 
 static void step_handles(loom_step_t *s)

@@ -648,8 +648,8 @@ static void task_child_run(const loom_step_t *s, const task_common_t *c, task_ch
     }
     if (s->cgroup)
         loom_cgroup_attach(s->cgroup, getpid());
-    if (s->devcg && loom_devcg_is_v2(s->devcg))
-        loom_devcg_attach(s->devcg, getpid()); /* a child of the job's cgroup */
+    if (s->devcg)
+        loom_devcg_attach(s->devcg, getpid());
     if (ch->bind)
         sched_setaffinity(0, sizeof(ch->mask), &ch->mask);
     if (ch->bind_verbose) {

@@ -252,8 +252,20 @@ def test_devices_cgroup_denies_other_gpus(make_cluster):
     p = c.run("srun", "-n1", "--gres=gpu:1", "bash", "-c", GPU_CHECK, env=env, timeout=60)
     assert lines(p.stdout) == ["CVD=0 STEP_GPUS=0", "gpu0 ok", "gpu1 denied"], \
         p.stdout + p.stderr
+    # A batch script with one GPU: it cannot open the other (the whole job is
+    # confined, as with Slurm's ConstrainDevices).
+    p = c.run("sbatch", "--parsable", "--gres=gpu:1", "-o", str(c.work / "b-%j.out"), "--wrap",
+              GPU_CHECK.replace("STEP_GPUS=$SLURM_STEP_GPUS", "JOB_GPUS=$SLURM_JOB_GPUS"),
+              env=env)
+    job = int(p.stdout.strip())
+    c.wait_job(job, "COMPLETED", timeout=60)
+    out = (c.work / ("b-%d.out" % job)).read_text()
+    m = re.match(r"CVD=\d JOB_GPUS=(\d)\n", out)
+    assert m, out
+    assert lines(out)[1:] == ["gpu%d %s" % (g, "ok" if g == int(m.group(1)) else "denied")
+                              for g in (0, 1)], out
     # Each step's cgroup goes when its supervisor ends.
-    cg = Path("/sys/fs/cgroup/devices/loom/node1")
+    cg = Path("/sys/fs/cgroup/devices/loom") / node_level(c, "node1")
     end = time.time() + 30
     while list(cg.glob("step_*")) and time.time() < end:
         time.sleep(0.2)
@@ -263,6 +275,14 @@ def test_devices_cgroup_denies_other_gpus(make_cluster):
             d.rmdir()
         except OSError:
             pass
+
+
+def node_level(cluster, node):
+    """The node's level in the cgroup paths (cgroup.h): name, "_", FNV-1a of its loomd.sock."""
+    h = 2166136261
+    for b in str(cluster.root / "spool" / node / "loomd.sock").encode():
+        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+    return "%s_%08x" % (node, h)
 
 
 def _step_supervisor(cluster, node):
