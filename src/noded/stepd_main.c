@@ -194,6 +194,18 @@ static void stepd_report(loom_stepd_t *s)
         stepd_retry(s);
 }
 
+/* What slurmstepd writes to the job's stderr when the kernel's OOM killer
+ * acted in the job's cgroup (users and tools look for "oom-kill"). */
+static void stepd_oom_line(const loom_stepd_t *s, int ooms)
+{
+    if (s->err_fd < 0)
+        return;
+    dprintf(s->err_fd,
+            "slurmstepd-%s: error: Detected %d oom-kill event(s) in StepId=%u.batch cgroup. "
+            "Some of your processes may have been killed by the cgroup out-of-memory handler.\n",
+            s->node_name, ooms, s->job_id);
+}
+
 /* The job is over: record it and start reporting. */
 void loom_stepd_finish(loom_stepd_t *s)
 {
@@ -202,8 +214,11 @@ void loom_stepd_finish(loom_stepd_t *s)
     s->done = true;
     uv_timer_stop(&s->kill_timer);
     uv_timer_stop(&s->signal_timer);
-    if (s->cgroup && loom_cgroup_oom_kills(s->cgroup) > 0 && !s->reason[0])
+    int ooms = s->cgroup ? loom_cgroup_oom_kills(s->cgroup) : 0;
+    if (ooms > 0 && !s->reason[0])
         s->reason = "oom";
+    if (ooms > 0)
+        stepd_oom_line(s, ooms);
     if (s->gather && !s->usage)
         s->usage = loom_gather_summary(s->gather, true);
     if (s->err_fd >= 0) {

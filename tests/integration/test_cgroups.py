@@ -110,6 +110,9 @@ def test_memory_limit_and_oom(make_cluster):
     out = (c.work / ("oom-%d.out" % job)).read_text()
     assert out.split("\n")[0] == str(60 << 20), out
     assert "after" in out and str(300 << 20) not in out, out
+    assert out.endswith("slurmstepd-node1: error: Detected 1 oom-kill event(s) in StepId=%d.batch"
+                        " cgroup. Some of your processes may have been killed by the cgroup "
+                        "out-of-memory handler.\n" % job), out
     p = c.run("squeue", "-h", "-t", "all", "-j", str(job), "-o", "%T")
     assert p.stdout == "OUT_OF_MEMORY\n", p.stdout + p.stderr
     # a job within its limit is untouched
