@@ -85,8 +85,18 @@ class Dbd:
                     pass
             time.sleep(0.05)
         log = open(self.log).read()[-4000:] if os.path.exists(self.log) else "(no log)"
+        self.stop_quietly()
         raise AssertionError("loomdbd is not listening on port %d (exit %s):\n%s"
                              % (self.port, self.proc.poll(), log))
+
+    def stop_quietly(self):
+        """Stop it (and drop its database) without the log checks: a failed start."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        if self.dbname:
+            pg_admin("DROP DATABASE IF EXISTS %s WITH (FORCE)" % self.dbname)
+            self.dbname = None
 
     def stop(self):
         if self.proc.poll() is None:

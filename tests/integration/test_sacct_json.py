@@ -28,7 +28,11 @@ def dbd(request, tmp_path):
     d = Dbd(tmp_path, request.param)
     with open(os.path.join(EXPECTED, "sacct.json")) as f:
         d.expected = json.load(f)
-    load(d, d.expected)
+    try:
+        load(d, d.expected)
+    except BaseException:
+        d.stop_quietly()  # a failed set-up leaves no loomdbd behind
+        raise
     first = d.expected[-1]["stdout"].split("\n")[1].split("|")[16]
     d.day = time.strftime("%Y-%m-%d", time.gmtime(epoch(first)))
     yield d
