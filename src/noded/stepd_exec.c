@@ -578,6 +578,12 @@ static void stepd_confine(loom_stepd_t *s, stepd_child_t *ch)
         derr.code != -ENOTSUP)
         loom_verbose("stepd job %u: GPUs not confined: %s", s->job_id, derr.msg);
     ch->devcg = s->devcg;
+    if (s->devcg) { /* the script sees its GPUs only, numbered from 0 (ConstrainDevices) */
+        for (size_t k = 0; k < ngpus; k++)
+            gpus[k] = (uint32_t)k;
+        loom_jobenv_gpu_vars(&ch->env, gpus, ngpus,
+                             (unsigned)json_integer_value(json_object_get(s->node, "gpu_env")));
+    }
 }
 
 int loom_stepd_start(loom_stepd_t *s, loom_err_t *err)
@@ -604,11 +610,11 @@ int loom_stepd_start(loom_stepd_t *s, loom_err_t *err)
         rc = stepd_open_stdio(s, &ch, index, err);
     if (rc == 0) {
         stepd_args(s, &ch);
+        stepd_confine(s, &ch);
         /* A slot at the end of the environment that the child fills in. */
         loom_jobenv_unset(&ch.env, "SLURM_TASK_PID");
         loom_jobenv_set(&ch.env, "SLURM_TASK_PID", "0000000000000000");
         ch.task_pid_slot = ch.env.v[ch.env.n - 1];
-        stepd_confine(s, &ch);
         rc = stepd_fork(s, &ch, err);
     }
     if (ch.err_fd >= 0)

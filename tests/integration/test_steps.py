@@ -252,18 +252,23 @@ def test_devices_cgroup_denies_other_gpus(make_cluster):
     p = c.run("srun", "-n1", "--gres=gpu:1", "bash", "-c", GPU_CHECK, env=env, timeout=60)
     assert lines(p.stdout) == ["CVD=0 STEP_GPUS=0", "gpu0 ok", "gpu1 denied"], \
         p.stdout + p.stderr
-    # A batch script with one GPU: it cannot open the other (the whole job is
-    # confined, as with Slurm's ConstrainDevices).
+    # A batch script with one GPU (the second: a job holds the first): it cannot
+    # open the other (the whole job is confined, as with Slurm's ConstrainDevices).
+    p = c.run("sbatch", "--parsable", "--gres=gpu:1", "-o", "/dev/null", "--wrap", "sleep 20")
+    blocker = int(p.stdout.strip())
+    c.wait_job(blocker, "RUNNING", timeout=60)
     p = c.run("sbatch", "--parsable", "--gres=gpu:1", "-o", str(c.work / "b-%j.out"), "--wrap",
               GPU_CHECK.replace("STEP_GPUS=$SLURM_STEP_GPUS", "JOB_GPUS=$SLURM_JOB_GPUS"),
               env=env)
     job = int(p.stdout.strip())
     c.wait_job(job, "COMPLETED", timeout=60)
     out = (c.work / ("b-%d.out" % job)).read_text()
-    m = re.match(r"CVD=\d JOB_GPUS=(\d)\n", out)
+    m = re.match(r"CVD=0 JOB_GPUS=(\d)\n", out)  # numbered from 0, as its steps
     assert m, out
+    assert m.group(1) == "1", out  # the blocker took the first GPU: 1 is seen as 0
     assert lines(out)[1:] == ["gpu%d %s" % (g, "ok" if g == int(m.group(1)) else "denied")
                               for g in (0, 1)], out
+    c.run("scancel", str(blocker))
     # Each step's cgroup goes when its supervisor ends.
     cg = Path("/sys/fs/cgroup/devices/loom") / node_level(c, "node1")
     end = time.time() + 30
