@@ -400,6 +400,9 @@ static int srun_run(srun_t *s)
     int status = 0, code = srun_result(s, &status);
     json_t *body = json_pack("{s:I, s:I, s:i}", "job_id", (json_int_t)s->job_id, "step_id",
                              (json_int_t)s->step_id, "exit_code", status);
+    for (uint32_t r = 0; r < s->ntasks; r++)
+        if (s->tasks[r].oom)
+            json_object_set_new(body, "oom", json_true());
     loom_err_t err = {0};
     if (loom_cli_call(&s->cli, "step.complete", body, NULL, &err) < 0)
         loom_debug("step.complete: %s", err.msg);

@@ -37,6 +37,7 @@ typedef struct srun_task {
     int status;    /* wait status */
     bool exited;
     bool reported;       /* its "srun: error: ..." line is out */
+    bool oom;            /* its supervisor saw the OOM killer end it */
     int64_t exit_ms;     /* when its EXIT came */
     loom_sbuf_t part[2]; /* an unfinished line of stdout / stderr */
     bool mid[2];         /* -u: the last chunk did not end a line */

@@ -204,17 +204,18 @@ static void io_status_text(int status, loom_sbuf_t *out)
 }
 
 /* One line for the unreported tasks of node with this status. */
-static void io_report_group(srun_t *s, uint32_t node, int status)
+static void io_report_group(srun_t *s, uint32_t node, int status, bool oom)
 {
     loom_sbuf_t ranks = LOOM_SBUF_INIT, text = LOOM_SBUF_INIT;
     size_t n = 0;
     for (uint32_t r = 0; r < s->ntasks; r++) {
         srun_task_t *t = &s->tasks[r];
-        if (t->node != node || !t->exited || t->reported || t->status != status)
+        if (t->node != node || !t->exited || t->reported || t->status != status || t->oom != oom)
             continue;
         uint32_t end = r;
         while (end + 1 < s->ntasks && s->tasks[end + 1].node == node && s->tasks[end + 1].exited &&
-               !s->tasks[end + 1].reported && s->tasks[end + 1].status == status)
+               !s->tasks[end + 1].reported && s->tasks[end + 1].status == status &&
+               s->tasks[end + 1].oom == oom)
             end++;
         loom_sbuf_addf(&ranks, "%s%u", n ? "," : "", (unsigned)r);
         if (end > r)
@@ -224,7 +225,10 @@ static void io_report_group(srun_t *s, uint32_t node, int status)
         n += end - r + 1;
         r = end;
     }
-    io_status_text(status, &text);
+    if (oom) /* as srun says it of a task its supervisor saw OOM-killed */
+        loom_sbuf_add(&text, "Out Of Memory");
+    else
+        io_status_text(status, &text);
     if (text.len)
         loom_cli_error(&s->cli, "%s: task%s %s: %s", s->nodes[node].name, n > 1 ? "s" : "",
                        loom_sbuf_str(&ranks), loom_sbuf_str(&text));
@@ -245,7 +249,7 @@ void srun_io_report(srun_t *s, bool all)
         for (uint32_t r = 0; due && r < s->ntasks; r++) {
             const srun_task_t *t = &s->tasks[r];
             if (t->node == node && t->exited && !t->reported)
-                io_report_group(s, node, t->status);
+                io_report_group(s, node, t->status, t->oom);
         }
     }
 }
@@ -292,6 +296,7 @@ static void io_node_msg(srun_t *s, uint32_t node, const loom_stepio_msg_t *m)
             srun_task_t *t = &s->tasks[m->rank];
             t->exited = true;
             t->status = (int)json_integer_value(json_object_get(j, "status"));
+            t->oom = json_is_true(json_object_get(j, "oom"));
             t->exit_ms = srun_now_ms();
             srun_ctl_task_exit(s, t);
         }

@@ -240,6 +240,7 @@ static void acct_step_end(ctld_t *c, const json_t *ev, int64_t t)
         return;
     int code = (int)json_integer_value(json_object_get(ev, "exit_code"));
     const char *state = loom_job_base(job->state) == LOOM_JOB_CANCELLED ? "CANCELLED"
+                        : json_is_true(json_object_get(ev, "oom"))      ? "OUT_OF_MEMORY"
                         : code                                          ? "FAILED"
                                                                         : "COMPLETED";
     json_t *rec = acct_step_rec(job, s, state, code, t);

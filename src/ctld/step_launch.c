@@ -394,7 +394,11 @@ int ctld_step_h_complete(ctld_t *c, const ctld_peer_t *peer, const json_t *req, 
     /* Security: the owner or an admin. */
     if (rc == 0 && !ctld_may_touch(c, peer, job))
         rc = loom_errf(&err, -LOOM_EACCESS, "Access/permission denied");
-    if (rc == 0 && step >= 0 && step <= UINT32_MAX && ctld_job_step_find(job, (uint32_t)step))
+    ctld_step_t *s =
+        rc == 0 && step >= 0 && step <= UINT32_MAX ? ctld_job_step_find(job, (uint32_t)step) : NULL;
+    if (s && s->x && json_is_true(json_object_get(req, "oom")))
+        s->x->oom = true;
+    if (s)
         rc = ctld_step_commit_end(c, job, (uint32_t)step, (int)code, &err);
     *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");
     return rc;
@@ -524,6 +528,7 @@ int ctld_step_h_done(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json
         if (strcmp(ctld_step_node_name(c, job, &s->x->nodes[i]), node) == 0) {
             if (!s->x->node_done[i])
                 ctld_step_usage_add(s, json_object_get(req, "usage"));
+            s->x->oom = s->x->oom || json_is_true(json_object_get(req, "oom"));
             s->x->node_done[i] = true;
             int code = (int)json_integer_value(json_object_get(req, "exit_code"));
             if (launch_status_rank(code) > launch_status_rank(s->x->exit_code))

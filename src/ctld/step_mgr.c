@@ -608,6 +608,8 @@ int ctld_step_commit_end(ctld_t *c, ctld_job_t *job, uint32_t step_id, int exit_
     json_t *usage = s ? ctld_step_usage(s) : NULL;
     if (usage)
         json_object_set_new(ev, "usage", usage);
+    if (s && s->x && s->x->oom)
+        json_object_set_new(ev, "oom", json_true());
     return ctld_commit(c, ev, err);
 }
 

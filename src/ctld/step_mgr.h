@@ -50,6 +50,7 @@ struct ctld_step_x {
     bool cyclic;             /* ranks dealt round-robin */
     char *io_key;            /* shared by srun and the supervisors (hex) */
     bool *node_done;         /* step.done seen from each node (not journaled) */
+    bool oom;                /* a node or srun saw a task OOM-killed: OUT_OF_MEMORY */
     int exit_code;           /* the highest status step.done reported */
     json_t *usage;           /* the nodes' usage merged (common/usage.h), NULL: none yet */
     char *srun_host;         /* where srun runs (scontrol's SrunHost:Pid) */

@@ -354,7 +354,7 @@ void loom_noded_step_done(loom_noded_t *n, loom_conn_t *conn, json_t *msg)
     /* srun's step.complete ends the step too; this one carries the node's
      * usage and covers an srun that went away. */
     json_t *req = loom_msg_new("step.done", 0);
-    static const char *const keys[] = {"job_id", "step_id", "exit_code", "usage"};
+    static const char *const keys[] = {"job_id", "step_id", "exit_code", "usage", "oom"};
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         if (json_object_get(msg, keys[i]))
             json_object_set(req, keys[i], json_object_get(msg, keys[i]));

@@ -207,7 +207,11 @@ void loom_step_task_check(loom_step_t *s, loom_step_task_t *t)
 {
     if (t && t->exited && !t->reported) {
         t->reported = true;
-        json_t *m = json_pack("{s:i}", "status", t->status);
+        /* SIGKILLed while the kernel's OOM killer acted in the job's cgroup. */
+        t->oom = s->cgroup && WIFSIGNALED(t->status) && WTERMSIG(t->status) == SIGKILL &&
+                 loom_cgroup_oom_kills(s->cgroup) > s->oom_base;
+        s->oom = s->oom || t->oom;
+        json_t *m = json_pack("{s:i, s:b}", "status", t->status, "oom", t->oom);
         loom_step_send_json(s, LOOM_STEPIO_EXIT, t->rank, m);
         json_decref(m);
     }
@@ -604,6 +608,8 @@ static void step_report_connected(void *arg, loom_conn_t *c, int status)
                             (json_int_t)s->step_id, "exit_code", step_status(s));
     if (s->usage)
         json_object_set(req, "usage", s->usage);
+    if (s->oom)
+        json_object_set_new(req, "oom", json_true());
     if (loom_conn_request(c, req, step_report_replied, s) < 0)
         step_reported(s);
     json_decref(req);
@@ -694,6 +700,8 @@ static void step_join_job_cgroup(loom_step_t *s)
     loom_err_t err = {0};
     if (loom_cgroup_for_job(s->node, s->job_id, NULL, 0, &s->cgroup, &err) < 0)
         loom_debug("step %u.%u: not in a job cgroup: %s", s->job_id, s->step_id, err.msg);
+    else
+        s->oom_base = loom_cgroup_oom_kills(s->cgroup);
 }
 
 /* With ConstrainDevices the tasks (forked from here) may open only the

@@ -59,6 +59,7 @@ typedef struct loom_step_task {
     int status;       /* wait status */
     bool exited;      /* reaped */
     bool reported;    /* EXIT sent */
+    bool oom;         /* killed while the OOM killer acted in the job's cgroup */
     uv_pipe_t out[2]; /* stdout, stderr readers (or the pty master in out[0]) */
     bool out_open[2];
     uv_pipe_t in; /* writer to the task's stdin */
@@ -99,6 +100,8 @@ struct loom_step {
     uv_timer_t warn_timer;   /* the job's --signal before its end time */
     loom_devcg_t *devcg;     /* the step's devices cgroup (NULL: GPUs not confined) */
     loom_cgroup_t *cgroup;   /* its job's cgroup, which the tasks join (NULL: none) */
+    int oom_base;            /* the cgroup's OOM kills when the step began */
+    bool oom;                /* some task was OOM-killed: the step ends OUT_OF_MEMORY */
     uv_signal_t sigchld;
     loom_conn_t *loomd; /* the end-of-step report to loomd */
     bool reported;      /* loomd answered it (or gave up): DONE may go to srun */

@@ -132,3 +132,29 @@ def test_bad_cgroup_conf_stops_loomd(make_cluster):
     assert d.proc.poll() not in (None, 0)
     log = (c.logdir / "loomd-node1.log.stderr").read_text()
     assert "%s:2: unknown cgroup.conf key 'ConstrainRAM'" % (c.root / "cgroup.conf") in log, log
+
+
+def test_step_oom(make_cluster):
+    """An srun step whose task the OOM killer ends: srun says "Out Of Memory"
+    and sacct shows the step, and the job, OUT_OF_MEMORY (as Slurm 22.05)."""
+    host_cgroups()
+    need("srun")
+    from test_acct_link import acct_beside
+    with acct_beside(make_cluster, "sqlite", CONSTRAINED, start=False, nodes=1, gpus=0) as (c, _):
+        (c.root / "cgroup.conf").write_text("ConstrainRAMSpace=yes\n")
+        c.start()
+        job = sbatch(c, "--mem=60", "-o", str(c.work / "s-%j.out"), "--wrap",
+                     "srun python3 -c 'x = bytearray(300 << 20)'; echo rc=$?")
+        assert wait_state(c, job, {"OUT_OF_MEMORY", "COMPLETED", "FAILED"}) == "OUT_OF_MEMORY"
+        out = (c.work / ("s-%d.out" % job)).read_text()
+        assert "srun: error: node1: task 0: Out Of Memory\n" in out, out
+        assert "rc=137\n" in out, out
+
+        def states():
+            p = c.run("sacct", "-n", "-P", "-S", "2000-01-01", "-j", str(job), "-o", "JobID,State")
+            return dict(l.split("|") for l in p.stdout.splitlines() if l)
+        c.wait_for(lambda: states().get("%d.0" % job) not in (None, "RUNNING"),
+                   "the step's end in sacct", timeout=60, interval=0.5)
+        got = states()
+        assert got["%d.0" % job] == "OUT_OF_MEMORY", got
+        assert got[str(job)] == "OUT_OF_MEMORY", got
