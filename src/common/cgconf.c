@@ -106,7 +106,9 @@ static int cgconf_mib(const char *v, uint64_t *out)
 
 static int cgconf_string(cgconf_kind_t kind, const char *v, char **out)
 {
-    if (kind == CG_PATH && v[0] != '/')
+    json_t *utf8 = json_string(v); /* NULL: not UTF-8, which the supervisors' spec cannot carry */
+    json_decref(utf8);
+    if (!utf8 || (kind == CG_PATH && v[0] != '/'))
         return -LOOM_EPARSE;
     if (kind == CG_PLUGIN && strcasecmp(v, "autodetect") != 0 && strcasecmp(v, "cgroup/v1") != 0 &&
         strcasecmp(v, "cgroup/v2") != 0)
@@ -136,8 +138,8 @@ static int cgconf_set(loom_cgconf_t *c, const cgconf_key_t *k, const char *v)
 static const char *cgconf_expect(cgconf_kind_t kind)
 {
     static const char *const what[] = {
-        "",          "an absolute path", "autodetect, cgroup/v1 or cgroup/v2",
-        "yes or no", "a percentage",     "a size in megabytes"};
+        "",          "an absolute UTF-8 path", "autodetect, cgroup/v1 or cgroup/v2",
+        "yes or no", "a percentage",           "a size in megabytes"};
     return what[kind];
 }
 
