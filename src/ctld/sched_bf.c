@@ -43,6 +43,13 @@ static int64_t bf_param(const char *params, const char *key, int64_t dflt)
     return dflt;
 }
 
+/* A count limit of SchedulerParameters; 0 (none) when absent or not positive. */
+static uint32_t bf_limit(const char *params, const char *key)
+{
+    int64_t v = bf_param(params, key, 0);
+    return v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
 static bool bf_flag(const char *params, const char *key)
 {
     size_t klen = strlen(key);
@@ -63,6 +70,9 @@ void ctld_bf_init(ctld_t *c)
     x->bf_window = bf_param(sp, "bf_window", 1440) * 60;
     x->bf_resolution = bf_param(sp, "bf_resolution", 60);
     x->bf_max_job_test = (uint32_t)bf_param(sp, "bf_max_job_test", 500);
+    x->bf_max_job_user = bf_limit(sp, "bf_max_job_user");
+    x->bf_max_job_part = bf_limit(sp, "bf_max_job_part");
+    x->bf_max_job_start = bf_limit(sp, "bf_max_job_start");
     x->bf_continue = bf_flag(sp, "bf_continue");
     x->bf_min_age_reserve = bf_param(sp, "bf_min_age_reserve", 0);
     /* Slurm's defaults (2 s of work, then 0.5 s asleep) suit a threaded
@@ -142,6 +152,9 @@ static loom_sched_bf_t *bf_planner(ctld_t *c, int64_t now, uint32_t nslots)
         o.window = x->bf_window;
         o.resolution = x->bf_resolution;
         o.max_job_test = x->bf_max_job_test;
+        o.max_job_user = x->bf_max_job_user;
+        o.max_job_part = x->bf_max_job_part;
+        o.max_job_start = x->bf_max_job_start;
     }
     loom_sched_bf_t *bf = loom_sched_bf_create(c->snodes, c->nnodes, run, n, &o);
     free(run);

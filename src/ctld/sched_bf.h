@@ -7,7 +7,9 @@
  * from the running jobs (expected end = start + time limit), then the
  * eligible pending jobs in priority order (PriorityTier, priority, submit
  * time; a job once per partition it may use), at most bf_max_job_test
- * (default 500) of them, looking bf_window minutes ahead (default 1440) at
+ * (default 500) of them, at most bf_max_job_user of one user and
+ * bf_max_job_part of one partition, stopping after bf_max_job_start have
+ * started (no limits by default), looking bf_window minutes ahead (default 1440) at
  * bf_resolution seconds (default 60). Jobs that fit now without delaying any
  * reservation start; the others get a planned start and nodes (squeue
  * --start). The pass works in chunks and yields to the event loop once a

@@ -190,6 +190,7 @@ static loom_sched_job_t sched_make_entry(const ctld_t *c, ctld_job_t *job, size_
                               .submit_time = job->submit_time,
                               .duration = job->time_limit < 0 ? -1 : job->time_limit * 60,
                               .part = (uint32_t)p->idx,
+                              .uid = job->uid,
                               .slot = slot,
                               .req = ctld_sched_job_req(job, k),
                               .ctx = job,

@@ -25,6 +25,7 @@ typedef struct ctld_sched_x {
     bool backfill;
     int64_t bf_interval, bf_window, bf_resolution; /* seconds */
     uint32_t bf_max_job_test;
+    uint32_t bf_max_job_user, bf_max_job_part, bf_max_job_start; /* 0: no limit */
     bool bf_continue;
     int64_t bf_min_age_reserve; /* seconds; 0: every job may reserve */
     uint64_t bf_yield_ns;       /* work per loop turn (bf_yield_interval) */

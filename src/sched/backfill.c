@@ -55,6 +55,11 @@ typedef struct {
     const bf_need_t *need; /* its class's */
 } bf_cand_t;
 
+/* Jobs examined so far for one user or partition. */
+typedef struct bf_count {
+    uint32_t key, n;
+} bf_count_t;
+
 /* Per-job planning arrays, kept by the planner and reused. */
 struct bf_scratch {
     bf_cand_t *cand;
@@ -67,6 +72,9 @@ struct bf_scratch {
 struct loom_sched_bf {
     int64_t now, horizon, res;
     uint32_t max_test, tested, nslots;
+    uint32_t max_user, max_part, max_start, started;
+    bf_count_t *per_user, *per_part; /* jobs examined, by uid and by partition */
+    size_t nusers, nparts;
     size_t nnodes;
     bf_node_t *nodes;
     uint32_t *cls; /* per node: its shape class (needs are computed once per class) */
@@ -215,6 +223,9 @@ loom_sched_bf_t *loom_sched_bf_create(const loom_sched_node_t *nodes, size_t nno
     bf->res = opts->resolution > 0 ? opts->resolution : BF_DEFAULT_RES;
     bf->horizon = bf_add_time(opts->now, opts->window > 0 ? opts->window : BF_DEFAULT_WINDOW);
     bf->max_test = opts->max_job_test ? opts->max_job_test : BF_DEFAULT_TEST;
+    bf->max_user = opts->max_job_user;
+    bf->max_part = opts->max_job_part;
+    bf->max_start = opts->max_job_start;
     bf->nslots = opts->nslots;
     bf->slot_done = loom_xcalloc(opts->nslots + 1, 1);
     bf->nnodes = nnodes;
@@ -248,6 +259,8 @@ void loom_sched_bf_destroy(loom_sched_bf_t *bf)
     for (size_t i = 0; i < bf->nnodes; i++)
         free(bf->nodes[i].seg);
     free(bf->nodes);
+    free(bf->per_user);
+    free(bf->per_part);
     free(bf->cls);
     free(bf->cls_rep);
     free(bf->open);
@@ -967,24 +980,57 @@ static void bf_examine(loom_sched_bf_t *bf, loom_sched_node_t *nodes, size_t nno
     bf_plan_free(&pl);
 }
 
+/* The counter of key in *v (added at 0 when new). */
+static uint32_t *bf_count(bf_count_t **v, size_t *n, uint32_t key)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*v)[i].key == key)
+            return &(*v)[i].n;
+    *v = loom_xreallocarray(*v, *n + 1, sizeof(**v));
+    (*v)[*n] = (bf_count_t){key, 0};
+    return &(*v)[(*n)++].n;
+}
+
+/* bf_max_job_user / bf_max_job_part: may one more of j's be examined? Counts it. */
+static bool bf_within_limits(loom_sched_bf_t *bf, const loom_sched_job_t *j)
+{
+    uint32_t *u = bf->max_user ? bf_count(&bf->per_user, &bf->nusers, j->uid) : NULL;
+    uint32_t *p = bf->max_part ? bf_count(&bf->per_part, &bf->nparts, j->part) : NULL;
+    if ((u && *u >= bf->max_user) || (p && *p >= bf->max_part))
+        return false;
+    if (u)
+        (*u)++;
+    if (p)
+        (*p)++;
+    return true;
+}
+
+static bool bf_done(const loom_sched_bf_t *bf)
+{
+    return bf->tested >= bf->max_test || (bf->max_start && bf->started >= bf->max_start);
+}
+
 size_t loom_sched_bf_run(loom_sched_bf_t *bf, loom_sched_node_t *nodes, size_t nnodes,
                          const loom_sched_job_t *jobs, size_t njobs, size_t from, uint32_t budget,
                          loom_sched_bf_result_t *results)
 {
     uint32_t done = 0;
     size_t i = from;
-    for (; i < njobs && bf->tested < bf->max_test && (!budget || done < budget); i++) {
+    for (; i < njobs && !bf_done(bf) && (!budget || done < budget); i++) {
         const loom_sched_job_t *j = &jobs[i];
         memset(&results[i], 0, sizeof(results[i]));
         if (bf->nslots && j->slot < bf->nslots && bf->slot_done[j->slot]) {
             results[i].verdict = LOOM_SCHED_DUPLICATE;
             continue;
         }
+        if (!bf_within_limits(bf, j))
+            continue; /* NOT_EXAMINED */
         bf_examine(bf, nodes, nnodes < bf->nnodes ? nnodes : bf->nnodes, j, &results[i]);
+        bf->started += results[i].verdict == LOOM_SCHED_STARTED;
         bf->tested++;
         done++;
     }
-    return bf->tested >= bf->max_test ? njobs : i;
+    return bf_done(bf) ? njobs : i;
 }
 
 size_t loom_sched_backfill(loom_sched_node_t *nodes, size_t nnodes,

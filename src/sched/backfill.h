@@ -35,7 +35,10 @@
  * reservation holds exactly that placement's CPUs, memory and GRES on each
  * node (-n 5 -N 2 holds 3 + 2 tasks). Starting now always goes through the
  * exact placement on the real node model.
- * At most bf_max_job_test jobs are examined. The work is cut into chunks
+ * At most bf_max_job_test jobs are examined, at most bf_max_job_user of one
+ * user and bf_max_job_part of one partition (the others are left
+ * NOT_EXAMINED, as Slurm skips them), and the run stops once
+ * bf_max_job_start jobs have started. The work is cut into chunks
  * (loom_sched_bf_run's budget) so that the caller can yield to its event
  * loop between them; with bf_continue the caller keeps the same planner
  * (and its reservations) across chunks even when jobs ended meanwhile (the
@@ -61,10 +64,13 @@
 
 typedef struct loom_sched_bf_opts {
     int64_t now;
-    int64_t window;        /* seconds (bf_window); <= 0: one day */
-    int64_t resolution;    /* seconds (bf_resolution); <= 0: 60 */
-    uint32_t max_job_test; /* bf_max_job_test; 0: 500 */
-    uint32_t nslots;       /* as in loom_sched_pass_opts_t */
+    int64_t window;         /* seconds (bf_window); <= 0: one day */
+    int64_t resolution;     /* seconds (bf_resolution); <= 0: 60 */
+    uint32_t max_job_test;  /* bf_max_job_test; 0: 500 */
+    uint32_t max_job_user;  /* bf_max_job_user: jobs examined per user; 0: no limit */
+    uint32_t max_job_part;  /* bf_max_job_part: jobs examined per partition; 0: no limit */
+    uint32_t max_job_start; /* bf_max_job_start: jobs started per run; 0: no limit */
+    uint32_t nslots;        /* as in loom_sched_pass_opts_t */
 } loom_sched_bf_opts_t;
 
 typedef struct loom_sched_running {

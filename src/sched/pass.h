@@ -44,6 +44,7 @@ typedef struct loom_sched_job {
     int64_t submit_time;         /* earlier first */
     int64_t duration;            /* seconds it may run (time limit); < 0 = no limit */
     uint32_t part;               /* partition index, < nparts */
+    uint32_t uid;                /* its user (backfill's bf_max_job_user) */
     uint32_t slot;               /* the same for every entry of one job; < nslots */
     const loom_sched_req_t *req; /* borrowed */
     void *ctx;                   /* the caller's job, untouched */

@@ -124,6 +124,49 @@ static void test_no_reserve(void **state)
     fini_all(nodes, 1, res, 3);
 }
 
+/* bf_max_job_user, bf_max_job_part, bf_max_job_start: jobs beyond a user's
+ * or a partition's count are not examined (no start, no plan), and the run
+ * ends once enough jobs started. Eight 1-CPU jobs on an idle 16-CPU node:
+ * users 1,1,1,2,2,1,2,3; partitions 0,0,1,1,0,1,0,1. */
+static void test_bf_max_job_limits(void **state)
+{
+    static const uint32_t uids[] = {1, 1, 1, 2, 2, 1, 2, 3}, parts[] = {0, 0, 1, 1, 0, 1, 0, 1};
+    static const struct {
+        uint32_t user, part, start;
+        const char *started; /* 'S' started, '-' not examined */
+    } cases[] = {
+        {0, 0, 0, "SSSSSSSS"}, {2, 0, 0, "SS-SS--S"}, {0, 3, 0, "SSSSSS--"},
+        {1, 0, 0, "S--S---S"}, {0, 0, 3, "SSS-----"}, {2, 2, 2, "SS------"},
+    };
+    loom_sched_req_t one = {.min_nodes = 1, .ntasks = 1};
+    loom_sched_job_t jobs[8];
+    for (uint32_t i = 0; i < 8; i++)
+        jobs[i] = (loom_sched_job_t){.job_id = i + 1,
+                                     .priority = 8 - i,
+                                     .duration = 60,
+                                     .uid = uids[i],
+                                     .part = parts[i],
+                                     .req = &one};
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        loom_sched_node_t nodes[1];
+        loom_sched_node_init(&nodes[0], "n0", 16, 16000);
+        loom_sched_bf_result_t res[8];
+        loom_sched_bf_opts_t o = {.now = 0,
+                                  .max_job_user = cases[c].user,
+                                  .max_job_part = cases[c].part,
+                                  .max_job_start = cases[c].start};
+        loom_sched_backfill(nodes, 1, NULL, 0, jobs, 8, &o, res);
+        char got[9] = {0};
+        for (int i = 0; i < 8; i++)
+            got[i] = res[i].verdict == LOOM_SCHED_STARTED        ? 'S'
+                     : res[i].verdict == LOOM_SCHED_NOT_EXAMINED ? '-'
+                                                                 : '?';
+        if (strcmp(got, cases[c].started) != 0)
+            fail_msg("case %zu: %s, want %s", c, got, cases[c].started);
+        fini_all(nodes, 1, res, 8);
+    }
+}
+
 /* -N3 on four nodes whose jobs end at 300, 100, 200, 400: planned at 300. */
 static void test_multi_node_plan(void **state)
 {
@@ -413,8 +456,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slurm_planned_starts), cmocka_unit_test(test_backfill_rule),
-        cmocka_unit_test(test_no_reserve),           cmocka_unit_test(test_multi_node_plan),
-        cmocka_unit_test(test_multi_node_exact),     cmocka_unit_test(test_random_properties),
+        cmocka_unit_test(test_no_reserve),           cmocka_unit_test(test_bf_max_job_limits),
+        cmocka_unit_test(test_multi_node_plan),      cmocka_unit_test(test_multi_node_exact),
+        cmocka_unit_test(test_random_properties),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
