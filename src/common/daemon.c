@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #define DAEMON_SHORTOPTS "Df:L:vVh"
@@ -129,6 +130,22 @@ void loom_daemon_pidfile(const char *path)
         fprintf(fp, "%d\n", (int)getpid());
         fclose(fp);
     }
+}
+
+int loom_daemon_lock(const char *path, const char *who, loom_err_t *err)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return loom_errf(err, -errno, "cannot open the lock %s: %s", path, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        close(fd);
+        char *dir = loom_daemon_beside(path, ".");
+        dir[strlen(dir) - 2] = '\0'; /* "<dir>/." */
+        loom_errf(err, -EBUSY, "another %s uses %s", who, dir);
+        free(dir);
+        return -EBUSY;
+    }
+    return fd;
 }
 
 char *loom_daemon_beside(const char *path, const char *name)

@@ -16,6 +16,7 @@
 #ifndef LOOM_DAEMON_H
 #define LOOM_DAEMON_H
 
+#include "common/err.h"
 #include "common/log.h"
 
 #include <getopt.h>
@@ -60,6 +61,12 @@ int loom_daemonize(void);
 /* Write "<pid>\n" to path; nothing for NULL, nothing either when it cannot
  * be written (as slurmctld, the daemon runs on). */
 void loom_daemon_pidfile(const char *path);
+
+/* Hold an exclusive lock on path (created 0600) for the life of the process,
+ * so that a second daemon on the same state refuses to start before it
+ * touches anything. Returns the descriptor to keep open, or -EBUSY with
+ * "another <who> uses <dir>" (-errno when path cannot be opened). */
+int loom_daemon_lock(const char *path, const char *who, loom_err_t *err);
 
 /* "<directory of path>/<name>" (caller frees). */
 char *loom_daemon_beside(const char *path, const char *name);

@@ -105,10 +105,10 @@ static int main_state_dir(ctld_main_t *m, bool clear, loom_err_t *err)
                          strerror(errno));
     loom_sbuf_t p = LOOM_SBUF_INIT;
     loom_sbuf_addf(&p, "%s/loomctld.lock", dir);
-    m->lock_fd = open(loom_sbuf_str(&p), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    m->lock_fd = loom_daemon_lock(loom_sbuf_str(&p), "loomctld", err);
     loom_sbuf_free(&p);
-    if (m->lock_fd < 0 || flock(m->lock_fd, LOCK_EX | LOCK_NB) < 0)
-        return loom_errf(err, -EBUSY, "another loomctld uses %s", dir);
+    if (m->lock_fd < 0)
+        return m->lock_fd;
     if (clear)
         main_clear_state(dir);
     return 0;

@@ -58,6 +58,7 @@ typedef struct dbd {
     loom_store_t *st; /* worker-thread only once the loop runs */
     bool store_inited;
     char *sock_path;
+    int lock_fd; /* loomdbd.lock beside the socket, held while it runs (0: not taken) */
     char *tcp_host;
     int tcp_port;
     uv_pipe_t unix_srv;

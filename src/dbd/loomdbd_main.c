@@ -136,6 +136,8 @@ static void loomdbd_free(dbd_t *d)
     free(d->store_loc);
     free(d->cluster);
     free(d->sock_path);
+    if (d->lock_fd > 0)
+        close(d->lock_fd);
     free(d->tcp_host);
 }
 
@@ -151,6 +153,13 @@ static int loomdbd_logging(const dbd_t *d, const loom_daemon_opts_t *o)
 static int loomdbd_run(dbd_t *d)
 {
     loom_err_t err = {0};
+    char *lock = loom_daemon_beside(d->sock_path, "loomdbd.lock");
+    d->lock_fd = loom_daemon_lock(lock, "loomdbd", &err); /* before the socket is touched */
+    free(lock);
+    if (d->lock_fd < 0) {
+        loom_error("%s", err.msg);
+        return 1;
+    }
     if (dbd_store_ensure(d, &err) < 0) /* the database may come later */
         loom_error("accounting store not available yet: %s", err.msg);
     if (dbd_server_start(d, &err) < 0) {

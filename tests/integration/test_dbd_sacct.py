@@ -10,9 +10,11 @@ import calendar
 import json
 import os
 import shlex
+import socket
+import subprocess
 import time
 
-from dbd_util import dbd  # noqa: F401 (the fixture: a fresh loomdbd)
+from dbd_util import BIN, dbd  # noqa: F401 (the fixture: a fresh loomdbd)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -136,3 +138,17 @@ def test_requeued_runs_need_duplicates(dbd):
     assert dbd.run(argv).stdout == "7|COMPLETED\n"
     assert dbd.run(argv + ["-D"]).stdout == "7|REQUEUED\n7|COMPLETED\n"
     assert dbd.run(argv + ["--duplicates"]).stdout == "7|REQUEUED\n7|COMPLETED\n"
+
+
+def test_second_loomdbd_refused(dbd):
+    """A second loomdbd on the same state refuses to start before it touches
+    the first one's Unix socket (it used to replace it, then fail on the port)."""
+    log2 = os.path.join(dbd.tmp, "second.log")
+    p = subprocess.run([os.path.join(BIN, "loomdbd"), "-D", "-f", dbd.conf, "-L", log2],
+                       env=dbd.env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1, p.stderr
+    assert "error: another loomdbd uses %s" % dbd.state in open(log2).read()
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(os.path.join(dbd.state, "loomdbd.sock"))  # the first's, still there
+    s.close()
+    assert dbd.proc.poll() is None
