@@ -153,8 +153,9 @@ def test_step_oom(make_cluster):
         def states():
             p = c.run("sacct", "-n", "-P", "-S", "2000-01-01", "-j", str(job), "-o", "JobID,State")
             return dict(l.split("|") for l in p.stdout.splitlines() if l)
-        c.wait_for(lambda: states().get("%d.0" % job) not in (None, "RUNNING"),
-                   "the step's end in sacct", timeout=60, interval=0.5)
+        c.wait_for(lambda: all(states().get(k) not in (None, "RUNNING", "PENDING")
+                               for k in ("%d.0" % job, str(job))),
+                   "the job's and the step's ends in sacct", timeout=60, interval=0.5)
         got = states()
         assert got["%d.0" % job] == "OUT_OF_MEMORY", got
         assert got[str(job)] == "OUT_OF_MEMORY", got
