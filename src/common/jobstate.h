@@ -41,6 +41,10 @@ typedef enum loom_job_state {
 
 #define LOOM_JOB_STATE_BASE 0xffu
 
+/* The wait status Slurm records for a job or step the OOM killer ended (its
+ * SIG_OOM, 253): sacct and scontrol show ExitCode 0:125. */
+#define LOOM_EXIT_OOM 253
+
 /* Flags, in the order that picks the printed name (first set wins). */
 enum {
     LOOM_JOB_F_COMPLETING = 1u << 8,

@@ -602,6 +602,9 @@ int ctld_step_commit_create(ctld_t *c, ctld_job_t *job, ctld_step_t *step, loom_
 int ctld_step_commit_end(ctld_t *c, ctld_job_t *job, uint32_t step_id, int exit_code,
                          loom_err_t *err)
 {
+    const ctld_step_t *st = ctld_job_step_find(job, step_id);
+    if (st && st->x && st->x->oom)
+        exit_code = LOOM_EXIT_OOM; /* ExitCode 0:125, as slurmstepd reports it */
     json_t *ev = json_pack("{s:s, s:I, s:I, s:i}", "ev", "step.end", "job_id", (json_int_t)job->id,
                            "step_id", (json_int_t)step_id, "exit_code", exit_code);
     const ctld_step_t *s = ctld_job_step_find(job, step_id);

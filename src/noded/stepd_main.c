@@ -13,6 +13,7 @@
 #include "noded/stepd.h"
 #include "noded/stepd_step.h"
 
+#include "common/jobstate.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/sbuf.h"
@@ -215,8 +216,10 @@ void loom_stepd_finish(loom_stepd_t *s)
     uv_timer_stop(&s->kill_timer);
     uv_timer_stop(&s->signal_timer);
     int ooms = s->cgroup ? loom_cgroup_oom_kills(s->cgroup) : 0;
-    if (ooms > 0 && !s->reason[0])
+    if (ooms > 0 && !s->reason[0]) {
         s->reason = "oom";
+        s->status = LOOM_EXIT_OOM; /* ExitCode 0:125, as slurmstepd reports it */
+    }
     if (ooms > 0)
         stepd_oom_line(s, ooms);
     if (s->gather && !s->usage)

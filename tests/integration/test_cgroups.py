@@ -115,6 +115,8 @@ def test_memory_limit_and_oom(make_cluster):
                         "out-of-memory handler.\n" % job), out
     p = c.run("squeue", "-h", "-t", "all", "-j", str(job), "-o", "%T")
     assert p.stdout == "OUT_OF_MEMORY\n", p.stdout + p.stderr
+    show = c.run("scontrol", "show", "job", str(job)).stdout
+    assert " ExitCode=0:125\n" in show, show  # Slurm's SIG_OOM status, whatever the script did
     # a job within its limit is untouched
     ok = sbatch(c, "--mem=200", "-o", "/dev/null", "--wrap",
                 "python3 -c 'x = bytearray(50 << 20)'")
@@ -150,8 +152,9 @@ def test_step_oom(make_cluster):
         assert "srun: error: node1: task 0: Out Of Memory\n" in out, out
         assert "rc=137\n" in out, out
 
-        def states():
-            p = c.run("sacct", "-n", "-P", "-S", "2000-01-01", "-j", str(job), "-o", "JobID,State")
+        def states(field="State"):
+            p = c.run("sacct", "-n", "-P", "-S", "2000-01-01", "-j", str(job), "-o",
+                      "JobID," + field)
             return dict(l.split("|") for l in p.stdout.splitlines() if l)
         c.wait_for(lambda: all(states().get(k) not in (None, "RUNNING", "PENDING")
                                for k in ("%d.0" % job, str(job))),
@@ -159,3 +162,5 @@ def test_step_oom(make_cluster):
         got = states()
         assert got["%d.0" % job] == "OUT_OF_MEMORY", got
         assert got[str(job)] == "OUT_OF_MEMORY", got
+        codes = states("ExitCode")
+        assert codes[str(job)] == codes["%d.0" % job] == "0:125", codes
