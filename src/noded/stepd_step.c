@@ -203,6 +203,20 @@ static void step_sigchld(uv_signal_t *h, int signum)
     }
 }
 
+/* slurmstepd's line on the step's stderr, before srun's "Out Of Memory". */
+static void step_oom_line(loom_step_t *s, uint32_t rank)
+{
+    loom_sbuf_t sb = LOOM_SBUF_INIT;
+    loom_sbuf_addf(&sb,
+                   "slurmstepd-%s: error: Detected %d oom-kill event(s) in StepId=%u.%u cgroup. "
+                   "Some of your processes may have been killed by the cgroup out-of-memory "
+                   "handler.\n",
+                   s->node_name, loom_cgroup_oom_kills(s->cgroup) - s->oom_base, s->job_id,
+                   s->step_id);
+    loom_step_send(s, LOOM_STEPIO_STDERR, rank, sb.buf, sb.len);
+    loom_sbuf_free(&sb);
+}
+
 void loom_step_task_check(loom_step_t *s, loom_step_task_t *t)
 {
     if (t && t->exited && !t->reported) {
@@ -210,6 +224,8 @@ void loom_step_task_check(loom_step_t *s, loom_step_task_t *t)
         /* SIGKILLed while the kernel's OOM killer acted in the job's cgroup. */
         t->oom = s->cgroup && WIFSIGNALED(t->status) && WTERMSIG(t->status) == SIGKILL &&
                  loom_cgroup_oom_kills(s->cgroup) > s->oom_base;
+        if (t->oom && !s->oom)
+            step_oom_line(s, t->rank);
         s->oom = s->oom || t->oom;
         json_t *m = json_pack("{s:i, s:b}", "status", t->status, "oom", t->oom);
         loom_step_send_json(s, LOOM_STEPIO_EXIT, t->rank, m);

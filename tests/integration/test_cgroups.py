@@ -149,7 +149,9 @@ def test_step_oom(make_cluster):
                      "srun python3 -c 'x = bytearray(300 << 20)'; echo rc=$?")
         assert wait_state(c, job, {"OUT_OF_MEMORY", "COMPLETED", "FAILED"}) == "OUT_OF_MEMORY"
         out = (c.work / ("s-%d.out" % job)).read_text()
-        assert "srun: error: node1: task 0: Out Of Memory\n" in out, out
+        assert ("slurmstepd-node1: error: Detected 1 oom-kill event(s) in StepId=%d.0 cgroup. Some "
+                "of your processes may have been killed by the cgroup out-of-memory handler.\n"
+                "srun: error: node1: task 0: Out Of Memory\n" % job) in out, out
         assert "rc=137\n" in out, out
 
         def states(field="State"):
