@@ -25,7 +25,8 @@ struct ctld_acct {
     uint32_t *dirty; /* job ids marked since the last round (may repeat) */
     size_t ndirty, cap;
     char *tres_sent;     /* "tres|down_tres" of the last capacity record */
-    json_t *batch_usage; /* job id -> the batch step's usage (step.usage events) */
+    json_t *batch_usage; /* job id -> the batch step's usage (step.usage events), as JSON
+                          * text: kept until the job is purged, a tree costs ~5 KB a job */
 };
 
 /* ---- records ----------------------------------------------------------------------- */
@@ -135,9 +136,11 @@ static void acct_put_job(ctld_t *c, ctld_job_t *job)
     char key[16];
     acct_job_key(job->id, key, sizeof(key));
     json_t *rec = acct_batch_rec(job);
-    json_t *usage = json_object_get(c->acct->batch_usage, key);
+    const char *text = json_string_value(json_object_get(c->acct->batch_usage, key));
+    json_t *usage = text ? json_loads(text, 0, NULL) : NULL;
     if (json_is_object(usage))
         json_object_update_missing(rec, usage);
+    json_decref(usage);
     acct_put(c, "step", rec);
 }
 
@@ -292,8 +295,10 @@ void ctld_acct_after(ctld_t *c, const json_t *ev)
         json_t *usage = json_object_get(ev, "usage");
         char key[16];
         acct_job_key((uint32_t)id, key, sizeof(key));
-        if (json_is_object(usage))
-            json_object_set(c->acct->batch_usage, key, usage);
+        char *text = json_is_object(usage) ? json_dumps(usage, JSON_COMPACT) : NULL;
+        if (text)
+            json_object_set_new(c->acct->batch_usage, key, json_string(text));
+        free(text);
         acct_mark(c->acct, id);
     } else if (strncmp(type, "job.", 4) == 0 || strcmp(type, "array.split") == 0) {
         acct_mark(c->acct, json_integer_value(json_object_get(ev, "job_id")));
