@@ -5,6 +5,8 @@
  */
 #include "common/devcg.h"
 
+#include "common/cgfs.h"
+
 #include "common/devcg_bpf.h"
 #include "common/sbuf.h"
 #include "common/xalloc.h"
@@ -90,19 +92,6 @@ size_t loom_devcg_rules(const loom_devcg_gpu_t *gpus, size_t n, const uint32_t *
     return added;
 }
 
-static int devcg_write(const char *dir, const char *file, const char *value)
-{
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", dir, file);
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    ssize_t n = write(fd, value, strlen(value));
-    int rc = n < 0 ? -errno : 0;
-    close(fd);
-    return rc;
-}
-
 static int devcg_mkdir(loom_sbuf_t *path)
 {
     if (mkdir(loom_sbuf_str(path), 0755) < 0 && errno != EEXIST)
@@ -145,7 +134,7 @@ static int devcg_move(const char *path, pid_t pid, loom_err_t *err)
         return 0;
     char v[32];
     snprintf(v, sizeof(v), "%d", (int)pid);
-    int rc = devcg_write(path, "cgroup.procs", v);
+    int rc = loom_cgfs_write(path, "cgroup.procs", v);
     if (rc < 0)
         return loom_errf(err, rc, "cannot move %d into %s: %s", (int)pid, path, strerror(-rc));
     return 0;
@@ -154,7 +143,7 @@ static int devcg_move(const char *path, pid_t pid, loom_err_t *err)
 static int devcg_fill(const char *path, const loom_strv_t *deny, pid_t pid, loom_err_t *err)
 {
     for (size_t i = 0; i < deny->n; i++) {
-        int rc = devcg_write(path, "devices.deny", deny->v[i]);
+        int rc = loom_cgfs_write(path, "devices.deny", deny->v[i]);
         if (rc < 0)
             return loom_errf(err, rc, "cannot deny '%s' in %s: %s", deny->v[i], path,
                              strerror(-rc));

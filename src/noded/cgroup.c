@@ -4,6 +4,7 @@
 #include "noded/cgroup.h"
 
 #include "common/cgconf.h"
+#include "common/cgfs.h"
 #include "common/sbuf.h"
 #include "common/xalloc.h"
 
@@ -17,49 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CGROUP_ROOT     "/sys/fs/cgroup"
-#define CGROUP_PATH_MAX 4096
+#define CGROUP_ROOT "/sys/fs/cgroup"
 
 struct loom_cgroup {
     int version;
     char *path;   /* v2: the job's cgroup; v1: its memory cgroup */
     char *cpuset; /* v1: its cpuset cgroup, or NULL */
 };
-
-static int cgroup_write(const char *dir, const char *file, const char *value)
-{
-    char path[CGROUP_PATH_MAX + 64];
-    snprintf(path, sizeof(path), "%s/%s", dir, file);
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    ssize_t n = write(fd, value, strlen(value));
-    int rc = n < 0 ? -errno : 0;
-    close(fd);
-    return rc;
-}
-
-/* The first line of dir/file, without its newline ("" when unreadable). */
-static void cgroup_read(const char *dir, const char *file, char *buf, size_t size)
-{
-    char path[CGROUP_PATH_MAX + 64];
-    snprintf(path, sizeof(path), "%s/%s", dir, file);
-    buf[0] = '\0';
-    FILE *fp = fopen(path, "re");
-    if (!fp)
-        return;
-    if (!fgets(buf, (int)size, fp))
-        buf[0] = '\0';
-    fclose(fp);
-    buf[strcspn(buf, "\n")] = '\0';
-}
-
-static bool cgroup_has(const char *dir, const char *file)
-{
-    char path[CGROUP_PATH_MAX + 64];
-    snprintf(path, sizeof(path), "%s/%s", dir, file);
-    return access(path, F_OK) == 0;
-}
 
 static int cgroup_mkdir(const char *path)
 {
@@ -75,8 +40,8 @@ static int cgroup_version(const loom_cgroup_spec_t *spec, const char *root)
         return -ENOTSUP;
     char mem[4096];
     snprintf(mem, sizeof(mem), "%s/memory", root);
-    bool v2 = cgroup_has(root, "cgroup.controllers") && access(root, W_OK) == 0;
-    bool v1 = cgroup_has(mem, "cgroup.procs") && access(mem, W_OK) == 0;
+    bool v2 = loom_cgfs_has(root, "cgroup.controllers") && access(root, W_OK) == 0;
+    bool v1 = loom_cgfs_has(mem, "cgroup.procs") && access(mem, W_OK) == 0;
     const char *plugin = spec->plugin ? spec->plugin : "autodetect";
     if (strcmp(plugin, "cgroup/v2") == 0)
         return v2 ? 2 : -ENOTSUP;
@@ -96,8 +61,8 @@ static char *cgroup_bytes(uint64_t mib, char *buf, size_t size)
 /* Enable cpuset and memory for the children of dir, each on its own. */
 static void cgroup_enable(const char *dir)
 {
-    cgroup_write(dir, "cgroup.subtree_control", "+cpuset");
-    cgroup_write(dir, "cgroup.subtree_control", "+memory");
+    loom_cgfs_write(dir, "cgroup.subtree_control", "+cpuset");
+    loom_cgfs_write(dir, "cgroup.subtree_control", "+memory");
 }
 
 /* root/loom.slice/<node>/job_<id> with controllers on the way. */
@@ -126,11 +91,11 @@ static void cgroup_v2_limits(const char *dir, const loom_cgroup_spec_t *spec)
 {
     char v[32];
     if (spec->cpus && *spec->cpus)
-        cgroup_write(dir, "cpuset.cpus", spec->cpus);
+        loom_cgfs_write(dir, "cpuset.cpus", spec->cpus);
     if (spec->mem_mib)
-        cgroup_write(dir, "memory.max", cgroup_bytes(spec->mem_mib, v, sizeof(v)));
+        loom_cgfs_write(dir, "memory.max", cgroup_bytes(spec->mem_mib, v, sizeof(v)));
     if (spec->mem_mib && spec->limit_swap)
-        cgroup_write(dir, "memory.swap.max", cgroup_bytes(spec->swap_mib, v, sizeof(v)));
+        loom_cgfs_write(dir, "memory.swap.max", cgroup_bytes(spec->swap_mib, v, sizeof(v)));
 }
 
 /* ---- v1 ------------------------------------------------------------------------- */
@@ -153,10 +118,10 @@ static int cgroup_v1_path(const char *root, const char *ctl, const loom_cgroup_s
             return rc;
         for (int k = 0; inherit && k < 2; k++) {
             const char *file = k ? "cpuset.mems" : "cpuset.cpus";
-            cgroup_read(loom_sbuf_str(path), file, v, sizeof(v));
+            loom_cgfs_read_line(loom_sbuf_str(path), file, v, sizeof(v));
             if (!v[0]) {
-                cgroup_read(parent, file, v, sizeof(v));
-                cgroup_write(loom_sbuf_str(path), file, v);
+                loom_cgfs_read_line(parent, file, v, sizeof(v));
+                loom_cgfs_write(loom_sbuf_str(path), file, v);
             }
         }
     }
@@ -168,10 +133,10 @@ static void cgroup_v1_memory(const char *dir, const loom_cgroup_spec_t *spec)
     char v[32];
     if (!spec->mem_mib)
         return;
-    cgroup_write(dir, "memory.limit_in_bytes", cgroup_bytes(spec->mem_mib, v, sizeof(v)));
-    if (spec->limit_swap && cgroup_has(dir, "memory.memsw.limit_in_bytes"))
-        cgroup_write(dir, "memory.memsw.limit_in_bytes",
-                     cgroup_bytes(spec->mem_mib + spec->swap_mib, v, sizeof(v)));
+    loom_cgfs_write(dir, "memory.limit_in_bytes", cgroup_bytes(spec->mem_mib, v, sizeof(v)));
+    if (spec->limit_swap && loom_cgfs_has(dir, "memory.memsw.limit_in_bytes"))
+        loom_cgfs_write(dir, "memory.memsw.limit_in_bytes",
+                        cgroup_bytes(spec->mem_mib + spec->swap_mib, v, sizeof(v)));
 }
 
 /* The job's cpuset, or NULL: cores not constrained, or the cpus cannot be set
@@ -181,19 +146,19 @@ static char *cgroup_v1_cpuset(const char *root, const loom_cgroup_spec_t *spec)
 {
     char cpuset[4096], v[4096];
     snprintf(cpuset, sizeof(cpuset), "%s/cpuset", root);
-    if (!cgroup_has(cpuset, "cpuset.cpus"))
+    if (!loom_cgfs_has(cpuset, "cpuset.cpus"))
         return NULL;
     loom_sbuf_t path = LOOM_SBUF_INIT;
     if (!spec->cpus || !*spec->cpus) {
         loom_sbuf_addf(&path, "%s/loom/%s/job_%u", cpuset, spec->node, (unsigned)spec->job_id);
-        cgroup_read(loom_sbuf_str(&path), "cpuset.cpus", v, sizeof(v));
+        loom_cgfs_read_line(loom_sbuf_str(&path), "cpuset.cpus", v, sizeof(v));
         if (v[0])
             return loom_sbuf_detach(&path);
         loom_sbuf_free(&path);
         return NULL;
     }
     if (cgroup_v1_path(root, "cpuset", spec, true, &path) < 0 ||
-        cgroup_write(loom_sbuf_str(&path), "cpuset.cpus", spec->cpus) < 0) {
+        loom_cgfs_write(loom_sbuf_str(&path), "cpuset.cpus", spec->cpus) < 0) {
         rmdir(loom_sbuf_str(&path));
         loom_sbuf_free(&path);
         return NULL;
@@ -323,9 +288,9 @@ int loom_cgroup_attach(loom_cgroup_t *cg, pid_t pid)
 {
     char v[32];
     snprintf(v, sizeof(v), "%d", (int)pid);
-    int rc = cgroup_write(cg->path, "cgroup.procs", v);
+    int rc = loom_cgfs_write(cg->path, "cgroup.procs", v);
     if (rc == 0 && cg->cpuset)
-        rc = cgroup_write(cg->cpuset, "cgroup.procs", v);
+        rc = loom_cgfs_write(cg->cpuset, "cgroup.procs", v);
     return rc;
 }
 
@@ -348,7 +313,7 @@ static int cgroup_kill_listed(const char *dir)
 
 void loom_cgroup_kill(loom_cgroup_t *cg)
 {
-    if (cg->version == 2 && cgroup_write(cg->path, "cgroup.kill", "1") == 0)
+    if (cg->version == 2 && loom_cgfs_write(cg->path, "cgroup.kill", "1") == 0)
         return;
     /* v1, or kernels before 5.14: one by one, until none is left to fork. */
     for (int round = 0; round < 20 && cgroup_kill_listed(cg->path) > 0; round++) {
