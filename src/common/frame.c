@@ -3,6 +3,8 @@
  * checks. See frame.h and docs/proto/frame.md.
  */
 #include "common/frame.h"
+
+#include "common/jsonread.h"
 #include "common/proto.h"
 #include "common/xalloc.h"
 
@@ -313,7 +315,7 @@ int loom_frame_decode_body(const char *body, size_t len, const loom_key_t *key, 
     if (authed < 0)
         return authed;
     json_error_t je;
-    json_t *j = json_loadb(body, jlen, JSON_REJECT_DUPLICATES, &je);
+    json_t *j = loom_json_loadb(body, jlen, &je);
     int rc = 0;
     if (!j)
         rc = loom_errf(err, -LOOM_EPROTO, "malformed JSON at byte %d: %s", je.position, je.text);

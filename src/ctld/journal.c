@@ -1,5 +1,6 @@
 /* journal.c - append-only journal, group commit, snapshots, recovery. See journal.h. */
 #include "ctld/journal.h"
+#include "common/jsonread.h"
 #include "common/log.h"
 #include "common/sbuf.h"
 #include "common/xalloc.h"
@@ -761,7 +762,7 @@ static int journal_snap_line(recover_t *r, const char *path, char *line, size_t 
                              bool *done)
 {
     json_error_t jerr;
-    json_t *rec = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *rec = loom_json_loadb(line, len, &jerr);
     if (!json_is_object(rec)) {
         json_decref(rec);
         return loom_errf(r->err, -LOOM_EPARSE, "%s: bad snapshot record %" PRIu64 ": %s", path,
@@ -875,7 +876,7 @@ static int journal_replay_line(recover_t *r, const char *path, size_t lineno, ch
 {
     bool complete = len && line[len - 1] == '\n';
     json_error_t jerr;
-    json_t *e = complete ? json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr) : NULL;
+    json_t *e = complete ? loom_json_loadb(line, len, &jerr) : NULL;
     json_int_t seq = 0;
     if (!e || json_unpack(e, "{s:I}", "seq", &seq) || seq <= 0) {
         json_decref(e);
