@@ -42,6 +42,7 @@
 #include "common/gres.h"
 #include "common/gresconf.h"
 #include "common/sbuf.h"
+#include "common/strv.h"
 #include "ctld/journal.h"
 #include "sched/pass.h"
 #include "sched/resources.h"
@@ -159,6 +160,9 @@ typedef struct ctld_job {
     bool launch_acked; /* loomd answered this run's job.launch */
     char *rec_text;    /* cached job.info record (job_rec.c); NULL when stale */
     size_t rec_len;
+    char *proj_text; /* rec_text cut to the fields of ctld_t.proj_id (h_jobs.c) */
+    size_t proj_len;
+    uint32_t proj_id;
     uint32_t state_text_word; /* state_text is the JSON list of this state word */
     char state_text[96];
 } ctld_job_t;
@@ -225,6 +229,10 @@ struct ctld {
     ctld_vec_t jobs_all, jobs_pending, jobs_running, jobs_done;
     uint32_t next_job_id;
     uint32_t last_prio; /* priority/basic: each new job gets one less */
+    /* h_jobs.c: the field list of the last job.info that named one (squeue's
+     * asks for the same list every time) and its id, for the jobs' proj_text. */
+    loom_strv_t proj_fields;
+    uint32_t proj_id;
 
     /* Nodes and partitions from slurm.conf, plus the sched model. */
     ctld_node_t *nodes;

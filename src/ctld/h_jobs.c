@@ -128,6 +128,8 @@ static int h_job_submit(ctld_t *c, const ctld_peer_t *peer, const json_t *req, j
 typedef struct {
     bool steps;
     loom_strv_t fields;
+    uint32_t proj_id; /* ctld_t.proj_id when fields is its list, else 0 */
+    unsigned head;    /* the CTLD_HEAD_* members that fields names */
     loom_sbuf_t scratch;
 } info_req_t;
 
@@ -200,10 +202,47 @@ static void h_jobs_project(const char *rec, size_t len, const loom_strv_t *field
     loom_sbuf_addc(out, '}');
 }
 
+static bool h_jobs_wants(const info_req_t *r, const char *name)
+{
+    info_key_t k = {name, strlen(name)};
+    return bsearch(&k, r->fields.v, r->fields.n, sizeof(char *), h_jobs_cmp_field) != NULL;
+}
+
+/* The record cut to r->fields: the members around the cache, then the job's
+ * cut of its cached text, made again only when either changed. */
+static void h_jobs_add_proj(ctld_t *c, ctld_job_t *job, info_req_t *r, loom_sbuf_t *out)
+{
+    ctld_job_rec_cache(c, job);
+    if (!job->proj_text || job->proj_id != r->proj_id) {
+        loom_sbuf_reset(&r->scratch);
+        if (job->rec_len >= 2)
+            h_jobs_project(job->rec_text, job->rec_len, &r->fields, &r->scratch);
+        else
+            loom_sbuf_add(&r->scratch, "{}");
+        free(job->proj_text);
+        job->proj_len = r->scratch.len;
+        job->proj_text = loom_sbuf_detach(&r->scratch);
+        job->proj_id = r->proj_id;
+    }
+    loom_sbuf_addc(out, '{');
+    bool any = ctld_job_rec_head(job, r->head, out);
+    if (job->proj_len > 2) {
+        if (any)
+            loom_sbuf_addc(out, ',');
+        loom_sbuf_addn(out, job->proj_text + 1, job->proj_len - 1);
+    } else {
+        loom_sbuf_addc(out, '}');
+    }
+}
+
 static void h_jobs_add_rec(ctld_t *c, ctld_job_t *job, info_req_t *r, loom_sbuf_t *out)
 {
     if (out->buf[out->len - 1] != '[')
         loom_sbuf_addc(out, ',');
+    if (r->proj_id && !(r->steps && job->nsteps)) {
+        h_jobs_add_proj(c, job, r, out);
+        return;
+    }
     loom_sbuf_t *dst = r->fields.n ? &r->scratch : out;
     loom_sbuf_reset(&r->scratch);
     if (r->steps && job->nsteps) {
@@ -236,6 +275,35 @@ static void h_jobs_info_fields(const json_t *req, loom_strv_t *fields)
     }
     if (fields->n)
         qsort(fields->v, fields->n, sizeof(char *), h_jobs_sort_str);
+}
+
+/* Which of the members around the cache r->fields names, and the id of
+ * its list (ctld_t.proj_fields: a new list replaces the last one). */
+static void h_jobs_proj_id(ctld_t *c, info_req_t *r)
+{
+    if (!r->fields.n)
+        return;
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } heads[] = {{"job_id", CTLD_HEAD_JOB_ID},
+                 {"state", CTLD_HEAD_STATE},
+                 {"reason", CTLD_HEAD_REASON},
+                 {"eligible_time", CTLD_HEAD_ELIGIBLE}};
+    for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
+        if (h_jobs_wants(r, heads[i].name))
+            r->head |= heads[i].bit;
+    bool same = c->proj_fields.n == r->fields.n;
+    for (size_t i = 0; same && i < r->fields.n; i++)
+        same = strcmp(c->proj_fields.v[i], r->fields.v[i]) == 0;
+    if (!same) {
+        loom_strv_free(&c->proj_fields);
+        for (size_t i = 0; i < r->fields.n; i++)
+            loom_strv_add(&c->proj_fields, r->fields.v[i]);
+        if (++c->proj_id == 0)
+            c->proj_id = 1;
+    }
+    r->proj_id = c->proj_id;
 }
 
 /* "user_ids": when present, only those users' jobs (squeue -u). */
@@ -278,6 +346,7 @@ static int h_job_info(ctld_t *c, const ctld_peer_t *peer, const json_t *req, jso
     const json_t *ids = json_object_get(req, "job_ids");
     info_req_t steps = {.steps = json_is_true(json_object_get(req, "steps"))};
     h_jobs_info_fields(req, &steps.fields);
+    h_jobs_proj_id(c, &steps);
     json_int_t id = json_integer_value(json_object_get(req, "id"));
     loom_sbuf_addf(raw,
                    "{\"v\":%d,\"type\":\"reply\",\"id\":%lld,\"rc\":0,\"msg\":\"\",\"now\":%lld,"

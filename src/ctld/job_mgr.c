@@ -183,6 +183,7 @@ void ctld_jobs_fini(ctld_t *c)
     ctld_vec_free(&c->jobs_running);
     ctld_vec_free(&c->jobs_done);
     ctld_arrays_fini(c);
+    loom_strv_free(&c->proj_fields);
     free(c->job_slots);
     c->job_slots = NULL;
     c->job_slot_cap = c->njobs = c->job_tombs = 0;
@@ -241,12 +242,13 @@ void ctld_job_free(ctld_job_t *job)
 {
     if (!job)
         return;
-    char **strs[] = {
-        &job->user,        &job->group,    &job->name,       &job->account,   &job->qos,
-        &job->comment,     &job->work_dir, &job->command,    &job->std_out,   &job->std_err,
-        &job->std_in,      &job->features, &job->req_nodes,  &job->exc_nodes, &job->dependency,
-        &job->submit_host, &job->gres,     &job->gpus,       &job->mail_type, &job->mail_user,
-        &job->script,      &job->nodes,    &job->batch_host, &job->rec_text,  &job->submit_line};
+    char **strs[] = {&job->user,        &job->group,     &job->name,       &job->account,
+                     &job->qos,         &job->comment,   &job->work_dir,   &job->command,
+                     &job->std_out,     &job->std_err,   &job->std_in,     &job->features,
+                     &job->req_nodes,   &job->exc_nodes, &job->dependency, &job->submit_host,
+                     &job->gres,        &job->gpus,      &job->mail_type,  &job->mail_user,
+                     &job->script,      &job->nodes,     &job->batch_host, &job->rec_text,
+                     &job->submit_line, &job->proj_text};
     for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
         free(*strs[i]);
     json_decref(job->desc);
@@ -272,6 +274,9 @@ void ctld_job_touch(ctld_job_t *job)
     free(job->rec_text);
     job->rec_text = NULL;
     job->rec_len = 0;
+    free(job->proj_text);
+    job->proj_text = NULL;
+    job->proj_len = 0;
 }
 
 void ctld_job_set_reason(ctld_job_t *job, const char *reason)

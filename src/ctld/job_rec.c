@@ -533,12 +533,32 @@ void ctld_job_rec_cache(const ctld_t *c, ctld_job_t *job)
     json_decref(rec);
 }
 
+bool ctld_job_rec_head(ctld_job_t *job, unsigned which, loom_sbuf_t *out)
+{
+    const char *sep = "";
+    if (which & CTLD_HEAD_JOB_ID) {
+        loom_sbuf_addf(out, "\"job_id\":%u", job->id);
+        sep = ",";
+    }
+    if (which & CTLD_HEAD_STATE) {
+        loom_sbuf_addf(out, "%s\"state\":%s", sep, rec_state_text(job));
+        sep = ",";
+    }
+    /* Reasons are Slurm's fixed names (no quotes or backslashes to escape). */
+    if (which & CTLD_HEAD_REASON) {
+        loom_sbuf_addf(out, "%s\"reason\":\"%s\"", sep, job->reason);
+        sep = ",";
+    }
+    if (which & CTLD_HEAD_ELIGIBLE)
+        loom_sbuf_addf(out, "%s\"eligible_time\":%lld", sep, (long long)rec_eligible(job));
+    return which != 0;
+}
+
 void ctld_job_rec_write(const ctld_t *c, ctld_job_t *job, loom_sbuf_t *out)
 {
     ctld_job_rec_cache(c, job);
-    /* Reasons are Slurm's fixed names (no quotes or backslashes to escape). */
-    loom_sbuf_addf(out, "{\"job_id\":%u,\"state\":%s,\"reason\":\"%s\",\"eligible_time\":%lld",
-                   job->id, rec_state_text(job), job->reason, (long long)rec_eligible(job));
+    loom_sbuf_addc(out, '{');
+    ctld_job_rec_head(job, CTLD_HEAD_ALL, out);
     if (job->rec_len > 2) {
         loom_sbuf_addc(out, ',');
         loom_sbuf_addn(out, job->rec_text + 1, job->rec_len - 1);

@@ -33,6 +33,18 @@ int ctld_job_from_record(ctld_t *c, const json_t *rec, ctld_job_t **out, loom_er
 /* Build the cached part of the job.info text now (done at submission, so
  * that the first squeue after a burst of submissions does not pay for it). */
 void ctld_job_rec_cache(const ctld_t *c, ctld_job_t *job);
+/* The members of a job.info record written around the cached text, because
+ * they change often (ctld_job_rec_head). */
+enum {
+    CTLD_HEAD_JOB_ID = 1u << 0,
+    CTLD_HEAD_STATE = 1u << 1,
+    CTLD_HEAD_REASON = 1u << 2,
+    CTLD_HEAD_ELIGIBLE = 1u << 3,
+    CTLD_HEAD_ALL = 15u,
+};
+/* Append those of them in `which` as "key":value members joined by ','
+ * (no braces); returns whether it wrote any. */
+bool ctld_job_rec_head(ctld_job_t *job, unsigned which, loom_sbuf_t *out);
 /* Append the job.info record (no steps) as JSON text. */
 void ctld_job_rec_write(const ctld_t *c, ctld_job_t *job, loom_sbuf_t *out);
 

@@ -223,6 +223,25 @@ def test_scontrol_update_hold_release(cluster):
     assert p.stderr.startswith("Invalid job id specified for job 99999\n")
 
 
+def test_squeue_listing_follows_updates(cluster):
+    """The controller keeps each job's record cut to squeue's field list
+    (h_jobs.c; these letters are all in it): an update, a release and a start
+    must show in the next listing, whichever field list asked last."""
+    a = sleeper(cluster, "before", hold=True)
+    fmt = ["-h", "-j", str(a), "-o", "%i %j %T %R %l"]
+    assert run(cluster, "squeue", *fmt).stdout.startswith("%d before PENDING (JobHeldUser) " % a)
+    run(cluster, "squeue", "-l")  # another field list in between
+    run(cluster, "scontrol", "update", "JobId=%d" % a, "Name=after", "TimeLimit=30")
+    assert run(cluster, "squeue", *fmt).stdout == "%d after PENDING (JobHeldUser) 30:00\n" % a
+    run(cluster, "squeue")
+    run(cluster, "scontrol", "release", str(a))
+    cluster.wait_job(a, "RUNNING")
+    out = run(cluster, "squeue", *fmt).stdout
+    assert re.fullmatch(r"%d after RUNNING \S+ 30:00\n" % a, out), out
+    assert run(cluster, "squeue", "-h", "-o", "%i %j").stdout.count("%d after\n" % a) == 1
+    run(cluster, "scancel", str(a))
+
+
 def test_scontrol_hostlists_need_no_controller(tmp_path):
     # A configuration that points nowhere: these subcommands must not care.
     from conftest import BIN, need
