@@ -229,6 +229,23 @@ void loom_cli_flush(loom_sbuf_t *out)
     loom_sbuf_reset(out);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define CLI_FREE_AT_EXIT 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CLI_FREE_AT_EXIT 1
+#endif
+#endif
+
+void loom_cli_exit_decref(json_t *big)
+{
+#ifdef CLI_FREE_AT_EXIT
+    json_decref(big);
+#else
+    (void)big;
+#endif
+}
+
 void loom_cli_exit_code(int64_t status, loom_sbuf_t *out)
 {
     int code = (int)((status >> 8) & 0xff), sig = (int)(status & 0x7f);

@@ -593,7 +593,7 @@ int main(int argc, char **argv)
     }
     loom_cli_flush(&s.out);
     loom_sbuf_free(&s.out);
-    json_decref(jobs);
+    loom_cli_exit_decref(jobs); /* over 100,000 records: the exit frees them */
     loom_strv_free(&s.steps);
     loom_sbuf_free(&s.jobs_all);
     loom_rpc_close(s.rpc);

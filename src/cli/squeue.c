@@ -1303,7 +1303,10 @@ static int squeue_once(squeue_t *q)
     free(rows.v);
     json_decref(recs);
     json_decref(sel);
-    json_decref(all);
+    if (q->o.iterate > 0)
+        json_decref(all);
+    else
+        loom_cli_exit_decref(all); /* the last listing: the exit frees it */
     return q->bad_sort ? q->cli.exit_error : 0;
 }
 
