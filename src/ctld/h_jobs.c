@@ -221,7 +221,7 @@ static void h_jobs_add_proj(ctld_t *c, ctld_job_t *job, info_req_t *r, loom_sbuf
             loom_sbuf_add(&r->scratch, "{}");
         free(job->proj_text);
         job->proj_len = r->scratch.len;
-        job->proj_text = loom_sbuf_detach(&r->scratch);
+        job->proj_text = loom_xstrdup(loom_sbuf_str(&r->scratch)); /* no spare capacity */
         job->proj_id = r->proj_id;
     }
     loom_sbuf_addc(out, '{');
