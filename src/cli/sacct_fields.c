@@ -85,7 +85,7 @@ SF_JOB_STR(sf_qos, "qos")
 SF_JOB_STR(sf_comment, "comment")
 SF_JOB_STR(sf_constraints, "features")
 SF_JOB_STR(sf_reservation, "reservation")
-SF_JOB_STR(sf_submitline, "submit_line")
+SF_ANY_STR(sf_submitline, "submit_line") /* a step's: srun's command line */
 
 /* A job that never got nodes (pending, cancelled while pending) reads "None
  * assigned", as slurmdbd 22.05 records it (submitit parses NodeList). */

@@ -210,6 +210,7 @@ static json_t *srun_step_request(srun_t *s)
                           (json_int_t)s->job_id, "argv", argv, "env", env, "cwd", dir ? dir : "/",
                           "umask", (int)mask, "io", "host", s->io_host, "port", s->io_port);
     srun_set_str(b, "name", jo->job_name);
+    srun_set_str(b, "submit_line", jo->submit_line); /* sacct SubmitLine of the step */
     srun_set_int(b, "ntasks", jo->ntasks);
     srun_set_int(b, "nodes", jo->min_nodes);
     srun_set_int(b, "ntasks_per_node", jo->ntasks_per_node);

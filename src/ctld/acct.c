@@ -54,16 +54,16 @@ static void acct_step_tres(uint32_t ncpus, uint64_t mem, uint32_t nnodes, char *
     loom_sbuf_free(&m);
 }
 
-/* The memory of a step: what it holds, else its job's on the step's nodes. */
+/* The memory of a step: what it holds, else its job's on the step's nodes.
+ * A job that holds no memory there (memory is not a consumable resource:
+ * SelectTypeParameters=CR_Core) gives its steps 0, --mem or not (22.05.8). */
 static uint64_t acct_step_mem(const ctld_job_t *job, const ctld_step_t *s)
 {
     uint64_t mem = 0;
     for (uint32_t i = 0; s->x && i < s->nnodes; i++) {
         const ctld_step_node_t *n = &s->x->nodes[i];
-        if (n->mem)
-            mem += n->mem;
-        else if (n->job_node < job->alloc.nnodes)
-            mem += job->alloc.nodes[n->job_node].mem;
+        uint64_t job_mem = n->job_node < job->alloc.nnodes ? job->alloc.nodes[n->job_node].mem : 0;
+        mem += !job_mem ? 0 : n->mem ? n->mem : job_mem;
     }
     return mem;
 }
@@ -79,12 +79,16 @@ static json_t *acct_step_rec(const ctld_job_t *job, const ctld_step_t *s, const 
     char id[16], tres[96];
     snprintf(id, sizeof(id), "%u", (unsigned)s->id);
     acct_step_tres(ncpus, acct_step_mem(job, s), s->nnodes, tres, sizeof(tres));
-    return json_pack("{s:I, s:I, s:s, s:s, s:s, s:i, s:I, s:I, s:s, s:I, s:I, s:I, s:s}", "job_id",
-                     (json_int_t)job->id, "submit_time", (json_int_t)job->submit_time, "step_id",
-                     id, "name", s->name ? s->name : "", "state", state, "exit_code", code,
-                     "start_time", (json_int_t)s->start_time, "end_time", (json_int_t)end, "nodes",
-                     s->nodes ? s->nodes : "", "nnodes", (json_int_t)s->nnodes, "ntasks",
-                     (json_int_t)s->ntasks, "ncpus", (json_int_t)ncpus, "tres_alloc", tres);
+    json_t *rec =
+        json_pack("{s:I, s:I, s:s, s:s, s:s, s:i, s:I, s:I, s:s, s:I, s:I, s:I, s:s}", "job_id",
+                  (json_int_t)job->id, "submit_time", (json_int_t)job->submit_time, "step_id", id,
+                  "name", s->name ? s->name : "", "state", state, "exit_code", code, "start_time",
+                  (json_int_t)s->start_time, "end_time", (json_int_t)end, "nodes",
+                  s->nodes ? s->nodes : "", "nnodes", (json_int_t)s->nnodes, "ntasks",
+                  (json_int_t)s->ntasks, "ncpus", (json_int_t)ncpus, "tres_alloc", tres);
+    if (s->x && s->x->submit_line)
+        json_object_set_new(rec, "submit_line", json_string(s->x->submit_line));
+    return rec;
 }
 
 /* The batch step of a batch job: RUNNING while the job runs (end 0), then

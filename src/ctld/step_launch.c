@@ -370,6 +370,8 @@ int ctld_step_h_create(ctld_t *c, const ctld_peer_t *peer, const json_t *req, js
         const char *host = json_string_value(json_object_get(req, "srun_host"));
         s->x->srun_host = host ? loom_xstrdup(host) : NULL;
         s->x->srun_pid = (int64_t)json_integer_value(json_object_get(req, "srun_pid"));
+        const char *line = json_string_value(json_object_get(req, "submit_line"));
+        s->x->submit_line = line ? loom_xstrdup(line) : NULL;
         uint32_t id = job->next_step_id;
         rc = ctld_step_commit_create(c, job, s, &err);
         if (rc == 0) {

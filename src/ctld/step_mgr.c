@@ -37,6 +37,7 @@ void ctld_step_free(ctld_step_t *s)
         free(s->x->node_done); /* launches in flight find steps by id */
         json_decref(s->x->usage);
         free(s->x->srun_host);
+        free(s->x->submit_line);
         free(s->x);
     }
     free(s->name);
@@ -120,6 +121,8 @@ json_t *ctld_step_record(const ctld_t *c, const ctld_job_t *job, const ctld_step
         json_object_set_new(rec, "srun_host", json_string(s->x->srun_host));
     if (s->x && s->x->srun_pid)
         json_object_set_new(rec, "srun_pid", json_integer((json_int_t)s->x->srun_pid));
+    if (s->x && s->x->submit_line)
+        json_object_set_new(rec, "submit_line", json_string(s->x->submit_line));
     return rec;
 }
 
@@ -170,6 +173,8 @@ static ctld_step_t *step_from_record(const ctld_job_t *job, const json_t *rec)
     const char *host = json_string_value(json_object_get(rec, "srun_host"));
     s->x->srun_host = host ? loom_xstrdup(host) : NULL;
     s->x->srun_pid = (int64_t)json_integer_value(json_object_get(rec, "srun_pid"));
+    const char *line = json_string_value(json_object_get(rec, "submit_line"));
+    s->x->submit_line = line ? loom_xstrdup(line) : NULL;
     uint32_t ntpn = 0;
     s->tasks_per_node = step_u32_from(json_object_get(rec, "tasks_per_node"), &ntpn);
     s->nnodes = (uint32_t)n;

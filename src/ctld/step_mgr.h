@@ -54,6 +54,7 @@ struct ctld_step_x {
     int exit_code;           /* the highest status step.done reported */
     json_t *usage;           /* the nodes' usage merged (common/usage.h), NULL: none yet */
     char *srun_host;         /* where srun runs (scontrol's SrunHost:Pid) */
+    char *submit_line;       /* srun's command line (sacct SubmitLine), NULL: none */
     int64_t srun_pid;
 };
 

@@ -103,6 +103,9 @@ def test_every_field_on_steps(make_cluster, backend):
         assert job["SubmitLine"].endswith(
             "sbatch --parsable -o /dev/null -n2 --wrap srun -n2 sh -c 'head -c 3000000 "
             "/dev/urandom > /dev/null; sleep 1'"), job
+        # a step's is srun's command line; the batch step has none (22.05.8)
+        assert step["SubmitLine"] == "srun -n2 sh -c head -c 3000000 /dev/urandom > /dev/null; " \
+            "sleep 1" and batch["SubmitLine"] == "", (step, batch)
         assert job["QOSRAW"] == "1" and step["QOSRAW"] == "", job
         ids = c.run("sacctmgr", "-n", "-P", "show", "assoc", "format=id,account,user,partition"
                     ).stdout.split()
@@ -113,6 +116,26 @@ def test_every_field_on_steps(make_cluster, backend):
         p = c.run("sacct", "-S", "2000-01-01", "-j", jid, "-X", "-o",
                   "TRESUsageInTot,ReservationId")
         assert p.stdout.splitlines()[0] == "TRESUsageInTot Reservat ", p.stdout  # as 22.05
+
+
+def test_steps_where_memory_is_not_consumable(make_cluster):
+    """SelectTypeParameters=CR_Core: the job's AllocTRES has no mem, and every
+    step, with --mem or not, records mem=0 (sacct 22.05.8 side by side);
+    a step's SubmitLine is srun's command line."""
+    with acct_beside(make_cluster, BACKENDS[0], "SelectTypeParameters=CR_Core\n", nodes=1,
+                     cpus=2, gpus=0) as (c, _):
+        jid = sbatch(c, "--wrap", "srun hostname; srun --mem=100M true")
+        out = {}
+
+        def have():
+            p = c.run("sacct", "-P", "-n", "-j", jid, "-o", "JobID,AllocTRES,SubmitLine,State")
+            out.clear()
+            out.update({l.split("|")[0]: l.split("|")[1:] for l in p.stdout.splitlines()})
+            return all(out.get(jid + s, [""] * 3)[2] == "COMPLETED" for s in ("", ".0", ".1"))
+        c.wait_for(have, "the job and its steps in sacct (%s)" % out, timeout=60, interval=0.5)
+        assert out[jid][0] == "billing=1,cpu=1,node=1", out
+        assert out[jid + ".0"][:2] == ["cpu=1,mem=0,node=1", "srun hostname"], out
+        assert out[jid + ".1"][:2] == ["cpu=1,mem=0,node=1", "srun --mem=100M true"], out
 
 
 def test_begin_time_reason_at_once(make_cluster):
