@@ -209,6 +209,12 @@ void loom_cli_info(const loom_cli_t *cli, const char *fmt, ...)
     va_end(ap);
 }
 
+void loom_cli_warnings(const loom_cli_t *cli, const loom_strv_t *lines, bool even_quiet)
+{
+    for (size_t i = 0; i < lines->n && (even_quiet || !cli->quiet); i++)
+        fprintf(stderr, "%s: Warning: %s\n", cli->prog, lines->v[i]);
+}
+
 void loom_cli_verbose(const loom_cli_t *cli, const char *fmt, ...)
 {
     va_list ap;

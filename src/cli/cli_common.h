@@ -76,6 +76,9 @@ void loom_cli_info(const loom_cli_t *cli, const char *fmt, ...)
 /* "<prog>: ..." only with -v. */
 void loom_cli_verbose(const loom_cli_t *cli, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Each line as "<prog>: Warning: line" on stderr; with -Q only when
+ * even_quiet (srun and salloc print their option warnings under -Q, sbatch does not). */
+void loom_cli_warnings(const loom_cli_t *cli, const loom_strv_t *lines, bool even_quiet);
 /* Print "slurm 22.05.8" to stdout. */
 void loom_cli_version(void);
 /* Write out to stdout and empty it. */

@@ -278,6 +278,7 @@ int main(int argc, char **argv)
     loom_cli_init(&a.cli, "salloc");
     salloc_parse(&a, argc, argv);
     loom_cli_set_verbosity(&a.cli, a.jo.verbose, a.jo.quiet > 0);
+    loom_cli_warnings(&a.cli, &a.jo.warnings, true);
     const loom_conf_t *conf = loom_cli_conf(&a.cli, NULL);
     a.kill_wait = conf ? (int)conf->kill_wait : 30;
     int code = salloc_run(&a);

@@ -425,6 +425,7 @@ static int sbatch_prepare(sbatch_t *sb, int argc, char **argv)
         sbatch_options(sb, argc, argv) < 0 || sbatch_cluster(sb) < 0)
         return -1;
     loom_cli_set_verbosity(&sb->cli, sb->opt.verbose, sb->opt.quiet > 0);
+    loom_cli_warnings(&sb->cli, &sb->opt.warnings, false);
     return 1;
 }
 

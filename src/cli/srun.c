@@ -544,6 +544,7 @@ int main(int argc, char **argv)
     loom_cli_init(&s.cli, "srun");
     srun_parse(&s, argc, argv);
     loom_cli_set_verbosity(&s.cli, s.jo.verbose, s.jo.quiet > 0);
+    loom_cli_warnings(&s.cli, &s.jo.warnings, true);
     /* Steps are created on the controller's time: a launch on many nodes. */
     s.cli.timeout_ms = 60000;
     int code = srun_main(&s);

@@ -62,6 +62,7 @@ void loom_jobopt_free(loom_jobopt_t *o)
         *strs[i] = NULL;
     }
     loom_strv_free(&o->ignored);
+    loom_strv_free(&o->warnings);
     loom_strv_free(&o->argv);
     loom_strv_free(&o->env);
 }
@@ -424,6 +425,27 @@ static void jobopt_unset_mem(loom_jobopt_t *o, const char *name)
     o->src[loom_jobopt_find_id(name)] = LOOM_JOBOPT_SRC_NONE;
 }
 
+/* Fewer tasks than nodes: one node per task, as Slurm's commands do it, with
+ * their warning unless the node count came from the environment alone (srun
+ * -n1 in a two-node allocation); a node range is cut to the task count. */
+static void jobopt_nodes_for_tasks(loom_jobopt_t *o)
+{
+    if (!o->ntasks)
+        return;
+    if (o->min_nodes > o->ntasks) {
+        if (loom_jobopt_source(o, "nodes") != LOOM_JOBOPT_SRC_ENV ||
+            loom_jobopt_source(o, "ntasks") == LOOM_JOBOPT_SRC_ENV) {
+            loom_sbuf_t sb = LOOM_SBUF_INIT;
+            loom_sbuf_addf(&sb, "can't run %u processes on %u nodes, setting nnodes to %u",
+                           o->ntasks, o->min_nodes, o->ntasks);
+            loom_strv_take(&o->warnings, loom_sbuf_detach(&sb));
+        }
+        o->min_nodes = o->max_nodes = o->ntasks;
+    }
+    if (o->max_nodes > o->ntasks)
+        o->max_nodes = o->ntasks;
+}
+
 int loom_jobopt_finish(loom_jobopt_t *o, loom_err_t *err)
 {
     if (o->verbose && o->quiet)
@@ -442,6 +464,7 @@ int loom_jobopt_finish(loom_jobopt_t *o, loom_err_t *err)
         for (size_t k = 0; k < JOBOPT_NMEM; k++)
             if (loom_jobopt_source(o, jobopt_mem_opts[k]) == LOOM_JOBOPT_SRC_ENV)
                 jobopt_unset_mem(o, jobopt_mem_opts[k]);
+    jobopt_nodes_for_tasks(o);
     return 0;
 }
 

@@ -156,10 +156,11 @@ typedef struct loom_jobopt {
     int step_wait;  /* srun -W secs, -1 unset */
     char *kill_cmd; /* salloc -K[signal] ("" without one) */
 
-    loom_strv_t ignored; /* "--name[=value]" of options accepted and ignored */
-    loom_strv_t argv;    /* after loom_jobopt_load: script args (sbatch) or the command */
-    char *submit_line;   /* after loom_jobopt_load: the command line, words joined by blanks */
-    loom_strv_t env;     /* the job's environment ("K=V"); see loom_jobopt_export_env */
+    loom_strv_t ignored;  /* "--name[=value]" of options accepted and ignored */
+    loom_strv_t warnings; /* after loom_jobopt_load: "Warning: ..." lines for the command */
+    loom_strv_t argv;     /* after loom_jobopt_load: script args (sbatch) or the command */
+    char *submit_line;    /* after loom_jobopt_load: the command line, words joined by blanks */
+    loom_strv_t env;      /* the job's environment ("K=V"); see loom_jobopt_export_env */
     uint8_t src[LOOM_JOBOPT_MAX_IDS]; /* loom_jobopt_src_t per option id */
     loom_jobopt_src_t cur_src;        /* the source being parsed */
 } loom_jobopt_t;

@@ -202,6 +202,20 @@ def test_version_and_help(cluster):
         cluster, "--help").stdout
 
 
+def test_fewer_tasks_than_nodes(cluster):
+    """As sbatch 22.05 (side by side): one node per task, with its warning
+    (not under -Q); srun and salloc warn the same way, even under -Q."""
+    p = sbatch(cluster, "-H", "-N", "3", "-n", "1", "--wrap=true")
+    assert p.stderr == "sbatch: Warning: can't run 1 processes on 3 nodes, setting nnodes to 1\n"
+    jid = submitted(p)
+    assert "NumNodes=1-1 " in cluster.run("scontrol", "show", "job", str(jid)).stdout
+    p = sbatch(cluster, "-Q", "-H", "-N", "2-4", "-n", "1", "--wrap=true")
+    assert p.stderr == "" and p.stdout == ""
+    p = cluster.run("srun", "-Q", "-N", "2", "-n", "1", "true")
+    assert p.returncode == 0 and p.stderr == \
+        "srun: Warning: can't run 1 processes on 2 nodes, setting nnodes to 1\n", p.stderr
+
+
 # More nodes or CPUs than the partition has: real Slurm 22.05 with its default
 # EnforcePartLimits=NO accepts the job and leaves it pending with reason
 # PartitionConfig (checked side by side); with EnforcePartLimits=ALL it refuses.

@@ -913,6 +913,48 @@ static void test_jobopt_table(void **state)
 }
 
 /* Every accepted-and-ignored option takes its argument kind without complaint. */
+/* Fewer tasks than nodes: one node per task, with Slurm's warning unless
+ * the node count came from the environment alone (srun in an allocation). */
+static void test_jobopt_nodes_for_tasks(void **state)
+{
+    static char *e_nodes[] = {"SLURM_NNODES=2", NULL};
+    static char *e_tasks[] = {"SLURM_NTASKS=1", NULL};
+    static const struct {
+        loom_jobopt_cmd_t cmd;
+        const char *line;
+        char **envp;
+        uint32_t min, max;
+        const char *warning;
+    } cases[] = {
+        {LOOM_JOBOPT_SBATCH, "-N|5|-n|1|x", NULL, 1, 1,
+         "can't run 1 processes on 5 nodes, setting nnodes to 1"},
+        {LOOM_JOBOPT_SBATCH, "-N|2-5|-n|1|x", NULL, 1, 1,
+         "can't run 1 processes on 2 nodes, setting nnodes to 1"},
+        {LOOM_JOBOPT_SBATCH, "-N|1-5|-n|3|x", NULL, 1, 3, NULL},
+        {LOOM_JOBOPT_SBATCH, "-N|3-5|-n|2|x", NULL, 2, 2,
+         "can't run 2 processes on 3 nodes, setting nnodes to 2"},
+        {LOOM_JOBOPT_SBATCH, "-N|2|-n|4|x", NULL, 2, 0, NULL},
+        {LOOM_JOBOPT_SBATCH, "-N|2|x", NULL, 2, 0, NULL},
+        {LOOM_JOBOPT_SALLOC, "-N|3|-n|1", NULL, 1, 1,
+         "can't run 1 processes on 3 nodes, setting nnodes to 1"},
+        {LOOM_JOBOPT_SRUN, "-n|1|true", e_nodes, 1, 1, NULL},
+        {LOOM_JOBOPT_SRUN, "-N|2|true", e_tasks, 1, 1,
+         "can't run 1 processes on 2 nodes, setting nnodes to 1"},
+    };
+    for (size_t i = 0; i < N(cases); i++) {
+        loom_jobopt_t o;
+        loom_err_t err = {0};
+        if (load_line(&o, cases[i].cmd, cases[i].line, cases[i].envp, &err) < 0)
+            fail_msg("%s: %s", cases[i].line, err.msg);
+        assert_int_equal(o.min_nodes, cases[i].min);
+        assert_int_equal(o.max_nodes, cases[i].max);
+        assert_int_equal(o.warnings.n, cases[i].warning != NULL);
+        if (cases[i].warning)
+            assert_string_equal(o.warnings.v[0], cases[i].warning);
+        loom_jobopt_free(&o);
+    }
+}
+
 static void test_jobopt_ignored(void **state)
 {
     size_t n;
@@ -956,6 +998,7 @@ int main(void)
         cmocka_unit_test(test_jobopt_err_fmt),
         cmocka_unit_test(test_jobopt_table),
         cmocka_unit_test(test_jobopt_ignored),
+        cmocka_unit_test(test_jobopt_nodes_for_tasks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
