@@ -336,4 +336,10 @@ void ctld_job_alloc_release(ctld_t *c, ctld_job_t *job)
         return;
     loom_sched_alloc_release(c->snodes, c->nnodes, &job->alloc);
     job->alloc_applied = false;
+    /* A node left with no allocation was last busy now (scontrol's LastBusyTime). */
+    for (size_t i = 0; i < job->alloc.nnodes; i++) {
+        uint32_t idx = job->alloc.nodes[i].node;
+        if (idx < c->nnodes && c->snodes[idx].njobs == 0)
+            c->nodes[idx].last_busy = ctld_now();
+    }
 }

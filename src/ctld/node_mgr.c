@@ -87,6 +87,7 @@ static void node_mgr_init_node(ctld_t *c, size_t i)
     n->reason = cn->reason ? loom_xstrdup(cn->reason) : NULL;
     n->free_mem = -1;
     n->last_heard = c->boot_time;
+    n->last_busy = c->boot_time; /* slurmctld's start, until it registers */
     n->cpus = (uint32_t)cfg->cpus;
     n->boards = (uint32_t)cfg->boards;
     n->sockets = (uint32_t)cfg->sockets;
@@ -329,6 +330,7 @@ static void node_mgr_hw_info(ctld_node_t *n, const json_t *req, int64_t now)
     n->os = os ? loom_xstrdup(os) : NULL;
     n->slurmd_start = now;
     n->last_heard = now;
+    n->last_busy = now; /* as slurmctld sets it when a node registers */
 }
 
 /* Is the job among those the node reported? */
@@ -671,6 +673,8 @@ static void node_mgr_rec_dynamic(const ctld_t *c, const ctld_node_t *n, uint32_t
         json_object_set_new(o, "cpu_load", json_real(n->load));
     json_object_set_new(o, "boot_time", json_integer(n->boot_time));
     json_object_set_new(o, "slurmd_start_time", json_integer(n->slurmd_start));
+    if (n->last_busy)
+        json_object_set_new(o, "last_busy", json_integer(n->last_busy));
     loom_sbuf_t sb = LOOM_SBUF_INIT;
     node_mgr_gres_used(sn, &sb);
     if (sb.len)

@@ -242,6 +242,25 @@ def test_squeue_listing_follows_updates(cluster):
     run(cluster, "scancel", str(a))
 
 
+def test_node_last_busy_time(make_cluster):
+    """LastBusyTime as slurmctld 22.05 keeps it (side by side): the node's
+    registration, then the moment its last job left it; not while it runs."""
+    cluster = make_cluster(nodes=1, cpus=2, gpus=0)
+
+    def last_busy():
+        text = run(cluster, "scontrol", "show", "node", "node1").stdout
+        shown = re.search(r"\n   LastBusyTime=(\S+)\n", text).group(1)
+        return calendar.timegm(time.strptime(shown, "%Y-%m-%dT%H:%M:%S"))
+    registered = last_busy()
+    assert registered <= time.time() + 1
+    time.sleep(1.1)
+    jid = sleeper(cluster, "busy", secs=2)
+    cluster.wait_job(jid, "RUNNING")
+    assert last_busy() == registered
+    cluster.wait_job(jid, "COMPLETED")
+    assert last_busy() > registered
+
+
 def test_scontrol_hostlists_need_no_controller(tmp_path):
     # A configuration that points nowhere: these subcommands must not care.
     from conftest import BIN, need
