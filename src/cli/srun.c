@@ -399,6 +399,7 @@ static int srun_run(srun_t *s)
     srun_io_run(s);
     srun_ctl_pty_end(s);
     int status = 0, code = srun_result(s, &status);
+    s->step_status = status;
     json_t *body = json_pack("{s:I, s:I, s:i}", "job_id", (json_int_t)s->job_id, "step_id",
                              (json_int_t)s->step_id, "exit_code", status);
     for (uint32_t r = 0; r < s->ntasks; r++)
@@ -531,14 +532,17 @@ static int srun_main(srun_t *s)
     int code = s->cli.exit_error;
     if (srun_check_sizes(s) == 0 && srun_io_listen(s) == 0 && srun_create_step(s) == 0)
         code = srun_run(s);
+    /* The job's ExitCode is the step's status: 0:9 for a task killed by
+     * SIGKILL, not srun's own 137 (22.05.8). */
     if (s->own_alloc)
-        srun_alloc_release(&s->cli, s->job_id, code << 8);
+        srun_alloc_release(&s->cli, s->job_id, s->step_status >= 0 ? s->step_status : code << 8);
     return code;
 }
 
 int main(int argc, char **argv)
 {
-    srun_t s = {.listen_fd = -1, .sigfd = -1, .stdin_fd = -1, .exit_override = -1};
+    srun_t s = {
+        .listen_fd = -1, .sigfd = -1, .stdin_fd = -1, .exit_override = -1, .step_status = -1};
     for (size_t i = 0; i < SRUN_MAX_PENDING; i++)
         s.pending[i].fd = -1;
     loom_cli_init(&s.cli, "srun");

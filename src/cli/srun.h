@@ -97,6 +97,7 @@ typedef struct srun {
     struct termios tty_saved;
     int kill_wait;
     int exit_override; /* -1, or the code to exit with (node failure) */
+    int step_status;   /* the step's wait status (srun_result), -1 before it ran */
 } srun_t;
 
 /* srun_alloc.c (shared with salloc) */

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/wait.h>
 
 typedef struct ctld_acct ctld_acct_t;
 
@@ -91,18 +92,33 @@ static json_t *acct_step_rec(const ctld_job_t *job, const ctld_step_t *s, const 
     return rec;
 }
 
+/* The batch step's state: RUNNING while the job runs, then its job's end; a
+ * script ended by a signal leaves its job FAILED and the step CANCELLED, as
+ * slurmdbd 22.05 records any step whose status is a signal. */
+static const char *acct_batch_state(const ctld_job_t *job)
+{
+    if (!loom_job_state_is_terminal(job->state))
+        return "RUNNING";
+    switch (loom_job_base(job->state)) {
+    case LOOM_JOB_COMPLETED:
+        return "COMPLETED";
+    case LOOM_JOB_FAILED:
+        return WIFSIGNALED(job->exit_code) ? "CANCELLED" : "FAILED";
+    case LOOM_JOB_OUT_OF_MEMORY:
+        return "OUT_OF_MEMORY";
+    case LOOM_JOB_NODE_FAIL:
+        return "NODE_FAIL";
+    default:
+        return "CANCELLED";
+    }
+}
+
 /* The batch step of a batch job: RUNNING while the job runs (end 0), then
  * its state follows the job's end. */
 static json_t *acct_batch_rec(const ctld_job_t *job)
 {
-    loom_job_state_t b = loom_job_base(job->state);
     bool ended = loom_job_state_is_terminal(job->state);
-    const char *state = !ended                        ? "RUNNING"
-                        : b == LOOM_JOB_COMPLETED     ? "COMPLETED"
-                        : b == LOOM_JOB_FAILED        ? "FAILED"
-                        : b == LOOM_JOB_OUT_OF_MEMORY ? "OUT_OF_MEMORY"
-                        : b == LOOM_JOB_NODE_FAIL     ? "NODE_FAIL"
-                                                      : "CANCELLED";
+    const char *state = acct_batch_state(job);
     uint32_t ncpus = job->alloc.nnodes ? job->alloc.nodes[0].ncpus : 1;
     char tres[96];
     acct_step_tres(ncpus, job->alloc.nnodes ? job->alloc.nodes[0].mem : 0, 1, tres, sizeof(tres));
@@ -246,8 +262,10 @@ static void acct_step_end(ctld_t *c, const json_t *ev, int64_t t)
     if (!s)
         return;
     int code = (int)json_integer_value(json_object_get(ev, "exit_code"));
+    /* A step whose status is a signal is CANCELLED, as slurmdbd records it. */
     const char *state = loom_job_base(job->state) == LOOM_JOB_CANCELLED ? "CANCELLED"
                         : json_is_true(json_object_get(ev, "oom"))      ? "OUT_OF_MEMORY"
+                        : WIFSIGNALED(code)                             ? "CANCELLED"
                         : code                                          ? "FAILED"
                                                                         : "COMPLETED";
     json_t *rec = acct_step_rec(job, s, state, code, t);

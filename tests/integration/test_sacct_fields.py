@@ -138,6 +138,32 @@ def test_steps_where_memory_is_not_consumable(make_cluster):
         assert out[jid + ".1"][:2] == ["cpu=1,mem=0,node=1", "srun --mem=100M true"], out
 
 
+def test_signalled_steps_are_cancelled(make_cluster):
+    """As slurmdbd 22.05 records them (side by side): a step whose status is a
+    signal is CANCELLED, the batch step of a script killed by SIGKILL too (its
+    job FAILED 0:9); srun's own allocation keeps the step's status (0:9), not
+    srun's exit code 137."""
+    with acct_beside(make_cluster, BACKENDS[0], "", nodes=1, cpus=2, gpus=0) as (c, _):
+        script = sbatch(c, "--wrap", "kill -9 $$")
+        inner = sbatch(c, "--wrap", "srun sh -c 'kill -9 $$'; exit 0")
+        p = c.run("srun", "sh", "-c", "kill -9 $$")
+        assert p.returncode == 137, p.stderr
+        own = re.search(r"StepId=(\d+)\.0", p.stderr).group(1)
+        want = {script: "FAILED 0:9", script + ".batch": "CANCELLED 0:9",
+                inner: "COMPLETED 0:0", inner + ".batch": "COMPLETED 0:0",
+                inner + ".0": "CANCELLED 0:9", own: "FAILED 0:9", own + ".0": "CANCELLED 0:9"}
+        got = {}
+
+        def have():
+            out = c.run("sacct", "-P", "-n", "-j", ",".join((script, inner, own)), "-o",
+                        "JobID,State,ExitCode").stdout
+            got.clear()
+            got.update({l.split("|")[0]: " ".join(l.split("|")[1:]) for l in out.splitlines()})
+            return got == want
+        c.wait_for(have, "the signalled jobs and steps in sacct (%s)" % got, timeout=60,
+                   interval=0.5)
+
+
 def test_begin_time_reason_at_once(make_cluster):
     c = make_cluster(nodes=1, cpus=2, gpus=0)
     jid = sbatch(c, "--begin=now+3600", "--wrap", "true")
