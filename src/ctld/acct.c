@@ -39,6 +39,11 @@ static json_t *acct_job_rec(const ctld_t *c, const ctld_job_t *job)
     if (json_is_array(st)) /* one name, the base state (loomdbd's state column) */
         json_object_set(rec, "state", json_array_get(st, 0));
     json_object_del(rec, "sched_nodes");
+    /* sacct's Reason is what the job last waited for, "None" once it ran
+     * (it has nodes): slurmdbd 22.05 does not record an end's reason
+     * (NonZeroExitCode, ...). */
+    if (job->nodes && *job->nodes)
+        json_object_set_new(rec, "reason", json_string("None"));
     if (!loom_job_state_is_terminal(job->state)) /* End=Unknown until it ends, not the */
         json_object_del(rec, "end_time");        /* time limit's end scontrol shows */
     return rec;

@@ -156,14 +156,21 @@ static int ops_cancel(ctld_t *c, ctld_job_t *job, const char *reason, int64_t by
     return 0;
 }
 
+/* A job cancelled while pending keeps what it waited for (scontrol and sacct
+ * show "CANCELLED ... Reason=JobHeldUser", as slurmctld 22.05 does). */
+static const char *ops_cancel_reason(const ctld_job_t *job)
+{
+    return loom_job_base(job->state) == LOOM_JOB_PENDING ? job->reason : "None";
+}
+
 int ctld_job_cancel(ctld_t *c, ctld_job_t *job, loom_err_t *err)
 {
-    return ops_cancel(c, job, "None", -1, err);
+    return ops_cancel(c, job, ops_cancel_reason(job), -1, err);
 }
 
 int ctld_job_cancel_by(ctld_t *c, ctld_job_t *job, uint32_t uid, loom_err_t *err)
 {
-    return ops_cancel(c, job, "None", uid, err);
+    return ops_cancel(c, job, ops_cancel_reason(job), uid, err);
 }
 
 int ctld_job_cancel_why(ctld_t *c, ctld_job_t *job, const char *reason, loom_err_t *err)

@@ -119,7 +119,11 @@ static void state_apply_end(ctld_job_t *job, const json_t *ev, int64_t t)
         job->end_time = job->suspend_time;
     if (!job->start_time)
         job->start_time = job->end_time;
-    job->reason = ctld_reason_intern(json_string_value(json_object_get(ev, "reason")));
+    /* A pending job's reason (any of the policy's static names) stays as it is
+     * when the end names it (a cancel while pending); else the known names. */
+    const char *why = json_string_value(json_object_get(ev, "reason"));
+    if (!why || !job->reason || strcmp(why, job->reason) != 0)
+        job->reason = ctld_reason_intern(why);
     json_t *by = json_object_get(ev, "cancelled_by");
     job->cancelled_by_set = json_is_integer(by);
     job->cancelled_by = (uint32_t)json_integer_value(by);

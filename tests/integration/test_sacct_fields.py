@@ -164,6 +164,32 @@ def test_signalled_steps_are_cancelled(make_cluster):
                    interval=0.5)
 
 
+def test_reason_recorded(make_cluster):
+    """sacct's Reason as slurmdbd 22.05 records it (side by side): "None" for a
+    job that ran, FAILED included (scontrol says NonZeroExitCode); what a job
+    waited for when it was cancelled pending, which scontrol keeps too."""
+    with acct_beside(make_cluster, BACKENDS[0], "", nodes=1, cpus=2, gpus=0) as (c, _):
+        failed = sbatch(c, "--wrap", "false")
+        held = sbatch(c, "-H", "--wrap", "true")
+        later = sbatch(c, "--begin=now+600", "--wrap", "true")
+        c.wait_for(lambda: c.run("squeue", "-h", "-j", later, "-o", "%r").stdout == "BeginTime\n",
+                   "BeginTime")
+        c.run("scancel", held, later, check=True)
+        assert "JobState=CANCELLED Reason=JobHeldUser " in c.run("scontrol", "show", "job",
+                                                                  held).stdout
+        want = {failed: "FAILED|None", held: "CANCELLED by 0|JobHeldUser",
+                later: "CANCELLED by 0|BeginTime"}
+        got = {}
+
+        def have():
+            out = c.run("sacct", "-P", "-n", "-X", "-j", ",".join(want), "-o",
+                        "JobID,State,Reason").stdout
+            got.clear()
+            got.update({l.split("|", 1)[0]: l.split("|", 1)[1] for l in out.splitlines()})
+            return got == want
+        c.wait_for(have, "the reasons in sacct (%s)" % got, timeout=60, interval=0.5)
+
+
 def test_begin_time_reason_at_once(make_cluster):
     c = make_cluster(nodes=1, cpus=2, gpus=0)
     jid = sbatch(c, "--begin=now+3600", "--wrap", "true")
