@@ -682,7 +682,10 @@ int loom_jobenv_job_from_json(const json_t *rec, const char *node, loom_jobenv_j
         job->ntasks = implied > UINT32_MAX ? UINT32_MAX : (uint32_t)implied;
     }
     job->cpus_per_task = (uint32_t)jobenv_jint(desc, JOBENV_KEYS("cpus_per_task"));
-    job->mem_per_node = jobenv_jint(rec, JOBENV_KEYS("mem_per_node"));
+    /* The whole node's memory (--mem=0, or nothing asked and no default) is
+     * slurmctld's pn_min_memory 0: no SLURM_MEM_PER_NODE (22.05.8). */
+    if (!json_is_true(json_object_get(rec, "mem_whole")))
+        job->mem_per_node = jobenv_jint(rec, JOBENV_KEYS("mem_per_node"));
     job->mem_per_cpu = jobenv_jint(rec, JOBENV_KEYS("mem_per_cpu"));
     job->mem_per_gpu = jobenv_jint(desc, JOBENV_KEYS("memory_per_gpu", "mem_per_gpu"));
     jobenv_gpu_echoes(desc, job);

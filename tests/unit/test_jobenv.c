@@ -527,6 +527,19 @@ static void test_jobenv_from_json(void **state)
         loom_jobenv_job_free(&job);
         json_decref(r);
     }
+    /* The whole node's memory, not asked for: no SLURM_MEM_PER_NODE (22.05.8). */
+    static const struct {
+        int whole;
+        uint64_t want;
+    } mems[] = {{0, 1000}, {1, 0}};
+    for (size_t i = 0; i < N_(mems); i++) {
+        json_t *r = json_pack("{s:i, s:i, s:b}", "job_id", 6, "mem_per_node", 1000, "mem_whole",
+                              mems[i].whole);
+        assert_int_equal(loom_jobenv_job_from_json(r, "n1", &job, NULL, NULL), 0);
+        assert_int_equal(job.mem_per_node, mems[i].want);
+        loom_jobenv_job_free(&job);
+        json_decref(r);
+    }
     /* The keys of loom_jobopt_to_json (messages.md §2). */
     json_t *jo = json_pack("{s:i, s:{s:i, s:i, s:s, s:s, s:s, s:s, s:i}}", "job_id", 9, "desc",
                            "tasks", 4, "tasks_per_node", 2, "tres_per_job", "gres/gpu:a100:2",
