@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "common/munge.h"
 #include "common/proto.h"
+#include "common/timefmt.h"
 #include "common/xalloc.h"
 
 #include <errno.h>
@@ -207,6 +208,31 @@ void loom_cli_info(const loom_cli_t *cli, const char *fmt, ...)
     va_start(ap, fmt);
     loom_logv(LOOM_LOG_INFO, fmt, ap);
     va_end(ap);
+}
+
+int loom_cli_test_only(loom_cli_t *cli, json_t *body)
+{
+    json_object_set_new(body, "test_only", json_true());
+    json_t *reply = NULL;
+    loom_err_t err = {0};
+    int rc = loom_cli_call(cli, "job.submit", body, &reply, &err);
+    if (rc < 0) {
+        if (err.msg[0] && strcmp(err.msg, loom_strerror(rc)) != 0 && rc != -LOOM_ECONNECT)
+            loom_cli_error(cli, "%s", err.msg);
+        fprintf(stderr, "allocation failure: %s\n", loom_strerror(rc));
+    } else {
+        loom_sbuf_t when = LOOM_SBUF_INIT;
+        loom_date_fmt((time_t)loom_ji(reply, "start_time", 0), "Unknown", &when);
+        fprintf(stderr,
+                "%s: Job %lld to start at %s using %lld processors on nodes %s in "
+                "partition %s\n",
+                cli->prog, (long long)loom_ji(reply, "job_id", 0), loom_sbuf_str(&when),
+                (long long)loom_ji(reply, "num_cpus", 1), loom_js_or(reply, "nodes", ""),
+                loom_js_or(reply, "partition", ""));
+        loom_sbuf_free(&when);
+    }
+    json_decref(reply);
+    return rc;
 }
 
 void loom_cli_warnings(const loom_cli_t *cli, const loom_strv_t *lines, bool even_quiet)

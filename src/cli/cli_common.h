@@ -79,6 +79,11 @@ void loom_cli_verbose(const loom_cli_t *cli, const char *fmt, ...)
 /* Each line as "<prog>: Warning: line" on stderr; with -Q only when
  * even_quiet (srun and salloc print their option warnings under -Q, sbatch does not). */
 void loom_cli_warnings(const loom_cli_t *cli, const loom_strv_t *lines, bool even_quiet);
+/* --test-only (sbatch, srun): job.submit with body plus "test_only", then
+ * "<prog>: Job N to start at T using C processors on nodes L in partition P",
+ * or the controller's explanation and "allocation failure: <text>", on
+ * stderr. Returns 0 or the error. */
+int loom_cli_test_only(loom_cli_t *cli, json_t *body);
 /* Print "slurm 22.05.8" to stdout. */
 void loom_cli_version(void);
 /* Write out to stdout and empty it. */

@@ -294,35 +294,20 @@ static void sbatch_rejected(const sbatch_t *sb, int rc, const loom_err_t *err)
     loom_cli_error(&sb->cli, "Batch job submission failed: %s", text);
 }
 
-static void sbatch_test_only(const sbatch_t *sb, const json_t *reply)
-{
-    loom_sbuf_t when = LOOM_SBUF_INIT;
-    loom_date_fmt((time_t)loom_ji(reply, "start_time", 0), "Unknown", &when);
-    fprintf(stderr,
-            "sbatch: Job %lld to start at %s using %lld processors on nodes %s in "
-            "partition %s\n",
-            (long long)loom_ji(reply, "job_id", 0), loom_sbuf_str(&when),
-            (long long)loom_ji(reply, "num_cpus", 1), loom_js_or(reply, "nodes", ""),
-            loom_js_or(reply, "partition", ""));
-    loom_sbuf_free(&when);
-}
-
 static int sbatch_submit(sbatch_t *sb, int64_t *job_id)
 {
-    json_t *body = json_pack("{s:o, s:s, s:b}", "job", sbatch_description(sb), "script", sb->script,
-                             "test_only", sb->opt.test_only);
+    json_t *body = json_pack("{s:o, s:s}", "job", sbatch_description(sb), "script", sb->script);
+    if (sb->opt.test_only) {
+        int rc = loom_cli_test_only(&sb->cli, body);
+        json_decref(body);
+        return rc < 0 ? -1 : 0;
+    }
     json_t *reply = NULL;
     loom_err_t err = {0};
     int rc = loom_cli_call(&sb->cli, "job.submit", body, &reply, &err);
     json_decref(body);
-    if (rc < 0 && sb->opt.test_only) {
-        if (err.msg[0] && strcmp(err.msg, loom_strerror(rc)) != 0 && rc != -LOOM_ECONNECT)
-            loom_cli_error(&sb->cli, "%s", err.msg);
-        fprintf(stderr, "allocation failure: %s\n", loom_strerror(rc));
-    } else if (rc < 0) {
+    if (rc < 0) {
         sbatch_rejected(sb, rc, &err);
-    } else if (sb->opt.test_only) {
-        sbatch_test_only(sb, reply);
     } else {
         *job_id = loom_ji(reply, "job_id", 0);
         if (sb->opt.parsable)

@@ -448,7 +448,8 @@ static void srun_free(srun_t *s)
 }
 
 /* srun outside an allocation: make one with the same options. */
-static int srun_allocate(srun_t *s)
+/* A new allocation (or with test_only, the estimate of one). */
+static int srun_allocate(srun_t *s, bool test_only)
 {
     char cwd[4096];
     if (getcwd(cwd, sizeof(cwd)))
@@ -459,8 +460,11 @@ static int srun_allocate(srun_t *s)
                            .quiet = s->jo.quiet > 0,
                            .immediate = s->jo.immediate,
                            .sigfd = s->sigfd};
-    int rc = srun_alloc_create(&s->cli, &s->jo, &o, &s->job_id, &s->job);
+    int rc = test_only ? srun_alloc_test(&s->cli, &s->jo, &o)
+                       : srun_alloc_create(&s->cli, &s->jo, &o, &s->job_id, &s->job);
     free(copy);
+    if (test_only)
+        return rc;
     if (rc < 0)
         return rc;
     s->own_alloc = true;
@@ -525,7 +529,9 @@ static int srun_main(srun_t *s)
     s->job_id = s->jo.jobid;
     if (!s->job_id)
         srun_fit_nodes(s);
-    if (!s->job_id && srun_allocate(s) < 0)
+    if (s->jo.test_only)
+        return srun_allocate(s, true) < 0 ? s->cli.exit_error : 0;
+    if (!s->job_id && srun_allocate(s, false) < 0)
         return s->cli.exit_error;
     if (!s->own_alloc && srun_join(s) < 0)
         return s->cli.exit_error;

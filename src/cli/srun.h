@@ -114,6 +114,9 @@ typedef struct srun_alloc_opts {
  * *job_id and *rec (new reference, the job record) are set. */
 int srun_alloc_create(loom_cli_t *cli, const loom_jobopt_t *jo, const srun_alloc_opts_t *o,
                       uint32_t *job_id, json_t **rec);
+/* srun --test-only: where and when such an allocation would start; nothing
+ * is submitted or run (inside an allocation too, as srun 22.05 does). */
+int srun_alloc_test(loom_cli_t *cli, const loom_jobopt_t *jo, const srun_alloc_opts_t *o);
 /* The allocation variables (CLI_SPEC §12 column A) of rec written over env. */
 void srun_alloc_env(loom_cli_t *cli, const loom_jobopt_t *jo, const json_t *rec, loom_strv_t *env);
 /* Give the allocation back: alloc.release with the exit status. */

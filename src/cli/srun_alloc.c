@@ -204,6 +204,14 @@ int srun_alloc_create(loom_cli_t *cli, const loom_jobopt_t *jo, const srun_alloc
     return 0;
 }
 
+int srun_alloc_test(loom_cli_t *cli, const loom_jobopt_t *jo, const srun_alloc_opts_t *o)
+{
+    json_t *body = json_pack("{s:o, s:s}", "job", alloc_desc(jo, o), "script", "");
+    int rc = loom_cli_test_only(cli, body);
+    json_decref(body);
+    return rc;
+}
+
 void srun_alloc_env(loom_cli_t *cli, const loom_jobopt_t *jo, const json_t *rec, loom_strv_t *env)
 {
     loom_jobenv_job_t job;

@@ -120,6 +120,16 @@ def test_test_only(cluster):
     p = sbatch(cluster, "--test-only", "-p", "nope", "--wrap=true", rc=1)
     assert p.stderr == ("sbatch: error: invalid partition specified: nope\n"
                         "allocation failure: Invalid partition name specified\n")
+    # srun --test-only estimates the same way and runs nothing (srun 22.05.8)
+    marker = str(cluster.root / "srun-test-only-ran")
+    p = cluster.run("srun", "--test-only", "touch", marker)
+    assert p.returncode == 0 and re.match(
+        r"^srun: Job \d+ to start at \S+ using 1 processors on nodes node\d in partition "
+        r"debug\n$", p.stderr), p.stderr
+    p = cluster.run("srun", "--test-only", "-n", "100", "touch", marker)
+    assert p.returncode == 1, p.stderr
+    assert p.stderr == "allocation failure: Requested node configuration is not available\n"
+    assert not os.path.exists(marker) and job_ids(cluster) == before
 
 
 # Bad scripts and options: Slurm's words, its exit code, and no job. sbatch 22.05
