@@ -77,6 +77,21 @@ static bool update_int(const char *s, int64_t *v)
     return true;
 }
 
+/* Minutes; "TimeLimit=+N" and "-N" move the job's limit (scontrol 22.05): sent
+ * as the signed minutes in a string, the controller applies them per job. */
+static json_t *update_mins(const update_key_t *k, const char *val)
+{
+    int64_t v;
+    bool rel = !strcmp(k->name, "TimeLimit") && (*val == '+' || *val == '-');
+    if (loom_time_parse_mins(rel ? val + 1 : val, &v, NULL) < 0 || (rel && v < 0))
+        return NULL;
+    if (!rel)
+        return json_integer(v);
+    char text[32];
+    snprintf(text, sizeof(text), "%c%lld", *val, (long long)v);
+    return json_string(text);
+}
+
 /* Normalise one value; NULL when it does not parse. */
 static json_t *update_value(const update_key_t *k, const char *val, json_t *changes)
 {
@@ -89,7 +104,7 @@ static json_t *update_value(const update_key_t *k, const char *val, json_t *chan
     case UPD_INT:
         return update_int(val, &v) ? json_integer(v) : NULL;
     case UPD_MINS:
-        return loom_time_parse_mins(val, &v, NULL) == 0 ? json_integer(v) : NULL;
+        return update_mins(k, val);
     case UPD_DATE:
         return loom_date_parse(val, time(NULL), &t, NULL) == 0 ? json_integer((json_int_t)t) : NULL;
     case UPD_MEM:
@@ -280,7 +295,9 @@ static int update_job(loom_scontrol_t *sc, const char *idtext, int n, char **w)
         rc = loom_cli_call(&sc->cli, "job.update", body, &reply, &err);
         json_decref(body);
         bool told = rc < 0 && update_tasks_missing(reply, id.job_id, rc);
-        if (rc < 0 && !told && id.array != LOOM_JOBID_ARRAY_NONE)
+        if (rc < 0 && !strncmp(err.msg, "TimeLimit decrement", 19)) /* scontrol's own words */
+            fprintf(stderr, "scontrol: error: %s\n", err.msg);
+        else if (rc < 0 && !told && id.array != LOOM_JOBID_ARRAY_NONE)
             update_say_task(idtext, rc);
         else if (rc < 0 && !told)
             fprintf(stderr, "%s for job %s\n", loom_strerror(rc), idtext);

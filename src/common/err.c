@@ -73,6 +73,7 @@ static const err_entry_t err_table[] = {
      "Job is current suspended, requested operation disabled"},
     {LOOM_ENOT_SUSPENDED, "LOOM_ENOT_SUSPENDED", "Job is not suspended"},
     {LOOM_EBATCH_ONLY, "LOOM_EBATCH_ONLY", "Only batch jobs are accepted or processed"},
+    {LOOM_EJOB_HELD, "LOOM_EJOB_HELD", "Job is in held state, pending scheduler release"},
 };
 
 static const err_entry_t *err_find(int code)

@@ -72,6 +72,7 @@ enum {
     LOOM_EJOB_SUSPENDED, /* suspend of a job already suspended */
     LOOM_ENOT_SUSPENDED, /* resume of a job that is not suspended */
     LOOM_EBATCH_ONLY,    /* requeue of a salloc/srun allocation */
+    LOOM_EJOB_HELD,      /* a priority given to a held job (release it first) */
     LOOM_EEND
 };
 

@@ -534,6 +534,9 @@ static int h_upd_allowed(const ctld_job_t *job, const upd_key_t *k, const json_t
 {
     if (k->pending_only && loom_job_base(job->state) != LOOM_JOB_PENDING)
         return loom_errf(err, -LOOM_EDISABLED, "Job is no longer pending execution");
+    /* A held job gets a priority by its release, not by an update (22.05.8). */
+    if (!strcmp(k->key, "priority") && job->hold && json_integer_value(v) != 0)
+        return loom_errf(err, -LOOM_EJOB_HELD, "%s", loom_strerror(-LOOM_EJOB_HELD));
     if (admin)
         return 0;
     if (k->admin_only)
@@ -566,6 +569,59 @@ static bool h_upd_parts_known(const ctld_t *c, const char *list)
 }
 
 /* Translate scontrol's changes into record keys, checking each one. */
+/* "TimeLimit=+N" / "-N" (scontrol sends the minutes with their sign, as a
+ * string): the job's own limit moved by N, as scontrol 22.05 computes it;
+ * anything else as it came. NULL (err set) on a decrement below zero. */
+static json_t *h_upd_relative(const ctld_job_t *job, const upd_key_t *k, json_t *v, loom_err_t *err)
+{
+    const char *s = json_string_value(v);
+    if (strcmp(k->key, "time_limit") != 0 || !s || (*s != '+' && *s != '-'))
+        return json_incref(v);
+    json_int_t n = strtoll(s + 1, NULL, 10);
+    if (job->time_limit < 0) /* UNLIMITED stays so */
+        return json_integer(-1);
+    if (*s == '-' && n > job->time_limit) {
+        loom_errf(err, -LOOM_EPART_TIME,
+                  "TimeLimit decrement larger than current time limit (%lld > %lld)", (long long)n,
+                  (long long)job->time_limit);
+        return NULL;
+    }
+    return json_integer(job->time_limit + (*s == '+' ? n : -n));
+}
+
+/* The record fields one change sets, after the checks of its key. */
+static int h_upd_key(const ctld_t *c, const ctld_job_t *job, const upd_key_t *k, json_t *v,
+                     bool admin, json_t *set, loom_err_t *err)
+{
+    int rc = h_upd_allowed(job, k, v, admin, err);
+    if (rc < 0)
+        return rc;
+    if (!strcmp(k->key, "partition") && !h_upd_parts_known(c, json_string_value(v)))
+        return loom_errf(err, -LOOM_EINVAL_PARTITION, "%s", loom_strerror(-LOOM_EINVAL_PARTITION));
+    if (!strcmp(k->key, "dependency")) {
+        char *norm = NULL;
+        rc = ctld_depend_normalize(c, json_string_value(v), job->id, &norm, err);
+        if (rc < 0)
+            return loom_errf(err, rc, "%s", loom_strerror(rc));
+        json_object_set_new(set, k->key, json_string(norm ? norm : ""));
+        free(norm);
+        return 0;
+    }
+    json_object_set(set, k->key, v);
+    if (!strcmp(k->key, "priority")) {
+        json_object_set(set, "prio_base", v);
+        if (json_integer_value(v) == 0)
+            json_object_set_new(set, "hold", json_string("admin"));
+    }
+    if (!strcmp(k->key, "mem_per_node_req")) {
+        json_object_set_new(set, "mem_whole", json_boolean(json_integer_value(v) == 0));
+        json_object_set_new(set, "mem_per_cpu", json_integer(0));
+    }
+    if (!strcmp(k->key, "mem_per_cpu"))
+        json_object_set_new(set, "mem_per_node_req", json_integer(0));
+    return 0;
+}
+
 static int h_upd_translate(const ctld_t *c, const ctld_job_t *job, const json_t *changes,
                            bool admin, json_t *set, loom_err_t *err)
 {
@@ -583,33 +639,11 @@ static int h_upd_translate(const ctld_t *c, const ctld_job_t *job, const json_t 
                              "Update of this parameter is not "
                              "supported: %s",
                              name);
-        int rc = h_upd_allowed(job, k, v, admin, err);
+        json_t *abs = h_upd_relative(job, k, v, err);
+        int rc = abs ? h_upd_key(c, job, k, abs, admin, set, err) : err->code;
+        json_decref(abs);
         if (rc < 0)
             return rc;
-        if (!strcmp(k->key, "partition") && !h_upd_parts_known(c, json_string_value(v)))
-            return loom_errf(err, -LOOM_EINVAL_PARTITION, "%s",
-                             loom_strerror(-LOOM_EINVAL_PARTITION));
-        if (!strcmp(k->key, "dependency")) {
-            char *norm = NULL;
-            rc = ctld_depend_normalize(c, json_string_value(v), job->id, &norm, err);
-            if (rc < 0)
-                return loom_errf(err, rc, "%s", loom_strerror(rc));
-            json_object_set_new(set, k->key, json_string(norm ? norm : ""));
-            free(norm);
-            continue;
-        }
-        json_object_set(set, k->key, v);
-        if (!strcmp(k->key, "priority")) {
-            json_object_set(set, "prio_base", v);
-            if (json_integer_value(v) == 0)
-                json_object_set_new(set, "hold", json_string("admin"));
-        }
-        if (!strcmp(k->key, "mem_per_node_req"))
-            json_object_set_new(set, "mem_whole", json_boolean(json_integer_value(v) == 0));
-        if (!strcmp(k->key, "mem_per_node_req"))
-            json_object_set_new(set, "mem_per_cpu", json_integer(0));
-        if (!strcmp(k->key, "mem_per_cpu"))
-            json_object_set_new(set, "mem_per_node_req", json_integer(0));
     }
     return 0;
 }

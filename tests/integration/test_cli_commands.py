@@ -261,6 +261,27 @@ def test_node_last_busy_time(make_cluster):
     assert last_busy() > registered
 
 
+def test_scontrol_update_relative_time_and_held_priority(cluster):
+    """As scontrol 22.05.8 (side by side): TimeLimit=+N and -N move the job's
+    own limit; a decrement below zero is refused with scontrol's words; a held
+    job takes no priority until it is released."""
+    j = sleeper(cluster, "rel", hold=True, time_limit=10)
+    limit = lambda: re.search(r"TimeLimit=(\S+)",
+                              run(cluster, "scontrol", "show", "job", str(j)).stdout).group(1)
+    run(cluster, "scontrol", "update", "JobId=%d" % j, "TimeLimit=+5")
+    assert limit() == "00:15:00"
+    run(cluster, "scontrol", "update", "JobId=%d" % j, "TimeLimit=-3")
+    assert limit() == "00:12:00"
+    p = run(cluster, "scontrol", "update", "JobId=%d" % j, "TimeLimit=-100", rc=1)
+    assert p.stderr == ("scontrol: error: TimeLimit decrement larger than current time limit "
+                        "(100 > 12)\n"), p.stderr
+    run(cluster, "scontrol", "update", "JobId=%d" % j, "TimeLimit=+1:00:00")
+    assert limit() == "01:12:00"
+    p = run(cluster, "scontrol", "update", "JobId=%d" % j, "Priority=100", rc=1)
+    assert p.stderr == "Job is in held state, pending scheduler release for job %d\n" % j
+    run(cluster, "scancel", str(j))
+
+
 def test_scontrol_hostlists_need_no_controller(tmp_path):
     # A configuration that points nowhere: these subcommands must not care.
     from conftest import BIN, need
