@@ -52,7 +52,7 @@ static const update_key_t update_job_keys[] = {
     {"AdminComment", NULL, UPD_STR},      {"ReqNodeList", "NodeList", UPD_STR},
     {"ExcNodeList", NULL, UPD_STR},       {"Licenses", NULL, UPD_STR},
     {"WCKey", NULL, UPD_STR},             {"WorkDir", NULL, UPD_STR},
-    {"OverSubscribe", "Shared", UPD_STR},
+    {"OverSubscribe", "Shared", UPD_STR}, {"StdOut", NULL, UPD_STR},
 };
 /* clang-format on */
 

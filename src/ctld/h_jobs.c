@@ -512,6 +512,7 @@ static const upd_key_t h_upd_keys[] = {
     {"Account", "account", true, false},
     {"QOS", "qos", true, false},
     {"WorkDir", "work_dir", true, false},
+    {"StdOut", "std_out", true, false}, /* StdErr and StdIn stay (22.05) */
     {"MailType", "mail_type", false, false},
     {"MailUser", "mail_user", false, false},
     {"TresPerNode", "gres", true, false},

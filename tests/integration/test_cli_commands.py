@@ -280,6 +280,15 @@ def test_scontrol_update_relative_time_and_held_priority(cluster):
     p = run(cluster, "scontrol", "update", "JobId=%d" % j, "Priority=100", rc=1)
     assert p.stderr == "Job is in held state, pending scheduler release for job %d\n" % j
     run(cluster, "scancel", str(j))
+    # StdOut (only: not StdErr, StdIn) of a pending job; the output goes there
+    k = cluster.submit(script="#!/bin/sh\necho moved\n", name="out", hold=True)["job_id"]
+    out = cluster.root / "moved_%j.out"
+    run(cluster, "scontrol", "update", "JobId=%d" % k, "StdOut=%s" % out)
+    p = run(cluster, "scontrol", "update", "JobId=%d" % k, "StdErr=/tmp/e", rc=1)
+    assert p.stderr == "Update of this parameter is not supported: StdErr=/tmp/e\nRequest aborted\n"
+    run(cluster, "scontrol", "release", str(k))
+    cluster.wait_job(k, "COMPLETED")
+    assert (cluster.root / ("moved_%d.out" % k)).read_text() == "moved\n"
 
 
 def test_scontrol_hostlists_need_no_controller(tmp_path):
