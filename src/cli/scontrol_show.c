@@ -293,8 +293,8 @@ static void show_job_files(show_rec_t *r, const json_t *j)
     const char *os = loom_jb(j, "exclusive", false)       ? "NO"
                      : loom_jb(j, "oversubscribe", false) ? "YES"
                                                           : "OK";
-    show_addf(r, "OverSubscribe=%s Contiguous=0 Licenses=%s Network=(null)", os,
-              show_str(j, "licenses", "(null)"));
+    show_addf(r, "OverSubscribe=%s Contiguous=%d Licenses=%s Network=(null)", os,
+              loom_jb(j, "contiguous", false), show_str(j, "licenses", "(null)"));
     show_eol(r);
     show_addf(r, "Command=%s", show_str(j, "command", "(null)"));
     show_eol(r);

@@ -506,6 +506,7 @@ static const upd_key_t h_upd_keys[] = {
     {"StartTime", "begin_time", true, false},
     {"Comment", "comment", false, false},
     {"Requeue", "requeue", false, false},
+    {"Contiguous", "contiguous", true, false},
     {"Dependency", "dependency", true, false},
     {"ReqNodeList", "req_nodes", true, false},
     {"ExcNodeList", "exc_nodes", true, false},

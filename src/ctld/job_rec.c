@@ -460,6 +460,8 @@ static json_t *rec_base(const ctld_t *c, const ctld_job_t *job, bool full)
     json_object_set_new(rec, "num_cpus",
                         json_integer(job->alloc.nnodes ? job->alloc.ncpus : job->min_cpus));
     json_object_set_new(rec, "requeue", json_boolean(job->requeue));
+    if (job->contiguous) /* scontrol's Contiguous=1 */
+        json_object_set_new(rec, "contiguous", json_true());
     if (job->cancelled_by_set)
         json_object_set_new(rec, "cancelled_by", json_integer(job->cancelled_by));
     if (job->exclusive || full)
@@ -692,6 +694,8 @@ static bool rec_set_special(ctld_t *c, ctld_job_t *job, const char *key, const j
         job->reason = ctld_reason_intern(json_string_value(v));
     } else if (strcmp(key, "requeue") == 0) {
         job->requeue = json_is_true(v);
+    } else if (strcmp(key, "contiguous") == 0) {
+        job->contiguous = json_is_true(v);
     } else if (strcmp(key, "mem_whole") == 0) {
         job->mem_whole = json_is_true(v);
     } else if (strcmp(key, "mem_per_node_req") == 0) {

@@ -280,6 +280,11 @@ def test_scontrol_update_relative_time_and_held_priority(cluster):
     p = run(cluster, "scontrol", "update", "JobId=%d" % j, "Priority=100", rc=1)
     assert p.stderr == "Job is in held state, pending scheduler release for job %d\n" % j
     run(cluster, "scancel", str(j))
+    # Contiguous of a pending job, shown by scontrol (it printed 0 always)
+    c = sleeper(cluster, "contig", hold=True)
+    run(cluster, "scontrol", "update", "JobId=%d" % c, "Contiguous=1")
+    assert " Contiguous=1 " in run(cluster, "scontrol", "show", "job", str(c)).stdout
+    run(cluster, "scancel", str(c))
     # StdOut (only: not StdErr, StdIn) of a pending job; the output goes there
     k = cluster.submit(script="#!/bin/sh\necho moved\n", name="out", hold=True)["job_id"]
     out = cluster.root / "moved_%j.out"
