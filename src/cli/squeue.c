@@ -503,6 +503,10 @@ typedef struct squeue_rec {
     uint32_t task;
     bool virt;
     union squeue_key *keys; /* for sorting */
+    /* For ties on every key (squeue_cmp): a held job that is no array task,
+     * and its id. */
+    bool newest_first;
+    int64_t id;
 } squeue_rec_t;
 
 typedef struct squeue_rows {
@@ -516,7 +520,7 @@ static void squeue_row(squeue_rows_t *rows, const json_t *j, uint32_t task, bool
         rows->cap = rows->cap ? rows->cap * 2 : 256;
         rows->v = loom_xreallocarray(rows->v, rows->cap, sizeof(*rows->v));
     }
-    rows->v[rows->n] = (squeue_rec_t){j, rows->n, task, virt, NULL};
+    rows->v[rows->n] = (squeue_rec_t){j, rows->n, task, virt, NULL, false, 0};
     rows->n++;
 }
 
@@ -860,6 +864,11 @@ static squeue_key_t *squeue_sort_keys(const loom_squeue_view_t *v, const squeue_
 {
     squeue_key_t *keys = loom_xcalloc(rows->n * sc->n + 1, sizeof(*keys));
     for (size_t i = 0; i < rows->n; i++) {
+        squeue_rec_t *r = &rows->v[i];
+        const char *why = loom_js(r->j, "reason");
+        r->newest_first = !r->virt && squeue_pending(r->j) && why && !strncmp(why, "JobHeld", 7) &&
+                          loom_ji(r->j, "array_job_id", 0) <= 0;
+        r->id = loom_ji(r->j, "job_id", 0);
         rows->v[i].keys = keys + i * sc->n;
         for (size_t k = 0; k < sc->n; k++)
             rows->v[i].keys[k] = squeue_key_of(v, sc->letters[k], &rows->v[i]);
@@ -878,6 +887,13 @@ static int squeue_cmp(const void *pa, const void *pb, void *arg)
         if (d)
             return sc->rev[k] ? -d : d;
     }
+    /* Ties as squeue 22.05.8 leaves them (side by side, three queues): held
+     * jobs newest first, after the others in queue order. (Other pending jobs
+     * of equal priority came out in either order there: queue order kept.) */
+    if (a->newest_first != b->newest_first)
+        return a->newest_first ? 1 : -1;
+    if (a->newest_first)
+        return squeue_cmp_int(b->id, a->id);
     return squeue_cmp_int((int64_t)a->idx, (int64_t)b->idx);
 }
 

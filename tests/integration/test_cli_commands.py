@@ -296,6 +296,16 @@ def test_scontrol_update_relative_time_and_held_priority(cluster):
     assert (cluster.root / ("moved_%d.out" % k)).read_text() == "moved\n"
 
 
+def test_squeue_held_jobs_newest_first(make_cluster):
+    """Held jobs tie on every default sort key (priority 0): squeue 22.05.8
+    lists them newest first (side by side), after the other pending jobs."""
+    cluster = make_cluster(nodes=1, cpus=2, gpus=0)
+    held = [sleeper(cluster, "h%d" % i, hold=True) for i in range(3)]
+    waiting = sleeper(cluster, "w", begin_time=int(time.time()) + 3600)
+    out = run(cluster, "squeue", "-h", "-o", "%i").stdout.split()
+    assert out == [str(waiting)] + [str(j) for j in reversed(held)], out
+
+
 def test_scontrol_hostlists_need_no_controller(tmp_path):
     # A configuration that points nowhere: these subcommands must not care.
     from conftest import BIN, need
