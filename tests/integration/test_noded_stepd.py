@@ -393,12 +393,14 @@ def test_leftovers_killed_when_script_ends(job_factory):
 
 def test_jobopt_keys(job_factory):
     """A record whose only patterns and --signal are the submitted description's."""
+    # The warning falls 60 s before the end: 4 s after now, so that bash has set
+    # its trap first even on a loaded machine (at now + 1 it raced the launch).
     now = int(time.time())
     j = job_factory("#!/bin/bash\ntrap 'echo warned; exit 0' USR1\necho up\n"
-                    "for i in $(seq 100); do sleep 0.1; done\n", end_time=now + 61,
+                    "for i in $(seq 150); do sleep 0.1; done\n", end_time=now + 64,
                     desc={"standard_output": "jo-%j.out", "kill_warning_signal": 10,
                           "kill_warning_delay": 60, "kill_warning_flags": ["BATCH_JOB"]})
-    done = j.wait(timeout=15)
+    done = j.wait(timeout=25)
     assert done["exit_code"] == 0
     assert j.out("jo-42.out") == "up\nwarned\n"
 
