@@ -243,58 +243,37 @@ static bool jsonread_member(jsonread_t *r, json_t *obj)
     return ok;
 }
 
-static json_t *jsonread_object(jsonread_t *r)
+/* One element into the array. */
+static bool jsonread_element(jsonread_t *r, json_t *arr)
 {
-    json_t *obj = json_object();
-    r->p++;
-    jsonread_ws(r);
-    int more = 1;
-    if (r->p < r->end && *r->p == '}') {
-        r->p++;
-        more = 0;
-    }
-    while (more > 0) {
-        if (!jsonread_member(r, obj))
-            break;
-        more = jsonread_next(r, '}');
-    }
-    if (more != 0) {
-        json_decref(obj);
-        return NULL;
-    }
-    return obj;
+    json_t *v = jsonread_value(r);
+    return v && json_array_append_new(arr, v) == 0;
 }
 
-static json_t *jsonread_array(jsonread_t *r)
-{
-    json_t *arr = json_array();
-    r->p++;
-    jsonread_ws(r);
-    int more = 1;
-    if (r->p < r->end && *r->p == ']') {
-        r->p++;
-        more = 0;
-    }
-    while (more > 0) {
-        json_t *v = jsonread_value(r);
-        if (!v || json_array_append_new(arr, v) != 0)
-            break;
-        more = jsonread_next(r, ']');
-    }
-    if (more != 0) {
-        json_decref(arr);
-        return NULL;
-    }
-    return arr;
-}
-
+/* The object or array at r->p: members or elements separated by ',' up to
+ * its closer. */
 static json_t *jsonread_container(jsonread_t *r)
 {
     if (++r->depth > JSONREAD_MAX_DEPTH)
         return NULL;
-    json_t *v = *r->p == '{' ? jsonread_object(r) : jsonread_array(r);
+    bool is_obj = *r->p == '{';
+    char closer = is_obj ? '}' : ']';
+    json_t *c = is_obj ? json_object() : json_array();
+    r->p++;
+    jsonread_ws(r);
+    int more = 1;
+    if (r->p < r->end && *r->p == closer) {
+        r->p++;
+        more = 0;
+    }
+    while (more > 0 && (is_obj ? jsonread_member(r, c) : jsonread_element(r, c)))
+        more = jsonread_next(r, closer);
     r->depth--;
-    return v;
+    if (more != 0) {
+        json_decref(c);
+        return NULL;
+    }
+    return c;
 }
 
 static json_t *jsonread_value(jsonread_t *r)
