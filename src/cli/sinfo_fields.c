@@ -9,6 +9,7 @@
 #include "common/nodestate.h"
 #include "common/timefmt.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -318,6 +319,21 @@ static void fields_state(const loom_sinfo_row_t *r, bool compact, loom_sbuf_t *o
 GETTER_OF(state, fields_state, true)
 GETTER_OF(state_long, fields_state, false)
 
+/* StateComplete: every flag, "idle+drain", in lower case as sinfo 22.05. */
+static void state_complete_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r,
+                                loom_sbuf_t *out)
+{
+    if (!r->n) {
+        loom_sbuf_add(out, "n/a");
+        return;
+    }
+    size_t from = out->len;
+    loom_node_state_complete(r->nodes[0]->state, out);
+    for (size_t i = from; i < out->len; i++)
+        out->buf[i] = (char)tolower((unsigned char)out->buf[i]);
+}
+GETTER(state_complete)
+
 static void node_count_body(const loom_sinfo_view_t *v, const loom_sinfo_row_t *r, loom_sbuf_t *out)
 {
     loom_sbuf_addf(out, "%zu", r->n);
@@ -574,6 +590,7 @@ const loom_fmt_col_t loom_sinfo_cols[] = {
     {'o', "NodeAddr", "NODE_ADDR", 0, addrs, 0},
     {'t', "StateCompact", "STATE", 0, state, 0},
     {'T', "StateLong", "STATE", 0, state_long, 0},
+    {0, "StateComplete", "STATECOMPLETE", 0, state_complete, 0},
     {'c', "CPUs", "CPUS", 0, cpus, 0},
     {'C', "CPUsState", "CPUS(A/I/O/T)", 0, cpus_aiot, 0},
     {'F', "NodeAIOT", "NODES(A/I/O/T)", 0, nodes_aiot, 0},

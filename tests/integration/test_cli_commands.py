@@ -520,6 +520,10 @@ def test_sinfo_drain_states_as_slurm(cluster):
     assert q("mix") == ""
     assert sorted(q("drain").splitlines()) == sorted(["%s drng 1/0/0/1" % node,
                                                       "%s drain 0/0/1/1" % other])
+    # -O StateComplete: every flag, in lower case
+    p = run(cluster, "sinfo", "-h", "-N", "-O", "NodeList:6,StateComplete")
+    assert sorted(p.stdout.split("\n")[:-1]) == sorted(
+        ["%-6smixed+drain         " % node, "%-6sidle+drain          " % other]), p.stdout
 
 
 def test_scontrol_suspend_resume(cluster):
