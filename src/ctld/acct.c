@@ -46,6 +46,12 @@ static json_t *acct_job_rec(const ctld_t *c, const ctld_job_t *job)
         json_object_set_new(rec, "reason", json_string("None"));
     if (!loom_job_state_is_terminal(job->state)) /* End=Unknown until it ends, not the */
         json_object_del(rec, "end_time");        /* time limit's end scontrol shows */
+    /* slurmctld 22.05 records these ends before the script's status comes
+     * back, which scontrol shows later: sacct's ExitCode stays 0:0 (1:0 for
+     * DEADLINE, as it sets it). */
+    uint32_t base = loom_job_base(job->state);
+    if (base == LOOM_JOB_TIMEOUT || base == LOOM_JOB_CANCELLED || base == LOOM_JOB_DEADLINE)
+        json_object_set_new(rec, "exit_code", json_integer(base == LOOM_JOB_DEADLINE ? 256 : 0));
     return rec;
 }
 

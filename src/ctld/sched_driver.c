@@ -148,7 +148,8 @@ static void sched_deadlines(ctld_t *c, int64_t now)
         ctld_job_t *job = c->jobs_pending.v[i];
         if (!sched_past_deadline(job, now) || loom_job_base(job->state) != LOOM_JOB_PENDING)
             continue;
-        json_t *extra = json_pack("{s:i, s:I, s:s}", "exit_code", 0, "end_time", (json_int_t)now,
+        /* status 1, which scontrol 22.05 shows as ExitCode=0:1 */
+        json_t *extra = json_pack("{s:i, s:I, s:s}", "exit_code", 1, "end_time", (json_int_t)now,
                                   "reason", "DeadLine");
         if (ctld_job_event(c, job, LOOM_JOB_EV_DEADLINE, extra, NULL) == 0)
             loom_info("job %u cannot end before its deadline: DEADLINE", job->id);

@@ -176,6 +176,10 @@ def test_cancelled_by(make_cluster):
                    "the batch step in sacct", timeout=60)
         rows = {r[0]: r[1] for r in sacct_rows(c, "-j", run, "-o", "JobID,State")}
         assert rows == {run: want, run + ".batch": "CANCELLED"}, rows
+        # slurmdbd 22.05 keeps the job's 0:0 of the moment it was cancelled;
+        # the batch step and scontrol have the script's signal
+        rows = {r[0]: r[1] for r in sacct_rows(c, "-j", run, "-o", "JobID,ExitCode")}
+        assert rows == {run: "0:0", run + ".batch": "0:15"}, rows
         p = c.run("sacct", "-n", "-X", "-S", "2000-01-01", "-j", run, "-o", "JobID,State",
                   check=True)
         assert p.stdout.split() == [run, "CANCELLED+"], p.stdout

@@ -229,6 +229,10 @@ def test_deadline_and_begin(cluster):
     late = cluster.submit(time_limit=10, deadline=now + 60)["job_id"]
     rec = cluster.wait_job(late, "DEADLINE")
     assert rec["reason"] == "DeadLine"
+    # status 1, as slurmctld 22.05 sets it: scontrol's ExitCode=0:1
+    assert rec["exit_code"] == 1
+    p = cluster.run("scontrol", "show", "job", str(late), check=True)
+    assert " ExitCode=0:1" in p.stdout, p.stdout
     fine = cluster.submit(time_limit=1, deadline=now + 3600)["job_id"]
     cluster.wait_job(fine, "COMPLETED")
     later = cluster.submit(begin_time=now + 3)["job_id"]
