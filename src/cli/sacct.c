@@ -9,6 +9,7 @@
 #include "cli/cli_dbd.h"
 #include "cli/cli_format.h"
 #include "cli/sacct_fields.h"
+#include "cli/sacct_filter.h"
 #include "cli/sacct_json.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
@@ -48,6 +49,9 @@ typedef struct {
     const char *format, *jobs, *users, *accounts, *states, *names, *parts, *start, *end;
     const char *clusters; /* -M (-L: "all"); NULL: the local cluster */
     bool all, allocs, json, helpformat, duplicates;
+    char scripts; /* -B: 'B', --env-vars: 'E' (loomdbd keeps neither: NONE) */
+    sacct_filter_t filter;
+    int64_t win_start, win_end; /* the window asked of loomdbd (0: open) */
     sacct_item_t items[128];
     size_t nitems;
     loom_strv_t steps;    /* "job.step" ids asked for with -j */
@@ -203,6 +207,8 @@ static int sacct_query(sacct_t *s, time_t now, json_t **jobs)
     }
     if (start && !end)
         end = now; /* a window ends now: jobs eligible later are not in it */
+    s->win_start = start;
+    s->win_end = end;
     json_object_set_new(q, "start", json_integer(start));
     json_object_set_new(q, "end", json_integer(end));
     char *ids = s->jobs ? sacct_job_ids(s) : NULL,
@@ -448,7 +454,59 @@ static void sacct_helpformat(sacct_t *s)
                        (i % 4 == 3 || !sacct_field_at(i + 1)) ? '\n' : ' ');
 }
 
-enum { OPT_NAME = 1000, OPT_JSON, OPT_DELIM, OPT_UNITS, OPT_NOCONVERT };
+/* -B and --env-vars: loomdbd stores no scripts or environments, as
+ * slurmdbd without AccountingStoreFlags=job_script,job_env. */
+static void sacct_scripts(sacct_t *s, json_t *jobs)
+{
+    size_t i;
+    json_t *job;
+    json_array_foreach(jobs, i, job)
+    {
+        loom_sbuf_t id = LOOM_SBUF_INIT;
+        sacct_row_t r = {.job = job};
+        sacct_field_find("JobID", 5)->fmt(&r, &id);
+        if (s->scripts == 'B')
+            loom_sbuf_addf(&s->out, "Batch Script for %s\n", loom_sbuf_str(&id));
+        else
+            loom_sbuf_addf(&s->out, "Environment used for %s (must be batch to display)\n",
+                           loom_sbuf_str(&id));
+        for (int k = 0; k < 80; k++)
+            loom_sbuf_addc(&s->out, '-');
+        loom_sbuf_add(&s->out, "\nNONE\n\n");
+        loom_sbuf_free(&id);
+    }
+}
+
+enum {
+    OPT_NAME = 1000,
+    OPT_JSON,
+    OPT_DELIM,
+    OPT_UNITS,
+    OPT_NOCONVERT,
+    OPT_USAGE,
+    OPT_NOOP,
+    OPT_ENV
+};
+
+/* The filter options (sacct_filter.h); false when c is not one. */
+static bool sacct_filter_opt(sacct_t *s, int c, const char *arg)
+{
+    sacct_filter_t *f = &s->filter;
+    const char **slot = c == 'N'   ? &f->nodes
+                        : c == 'i' ? &f->nnodes
+                        : c == 'I' ? &f->ncpus
+                        : c == 'q' ? &f->qos
+                        : c == 'g' ? &f->groups
+                        : c == 'W' ? &f->wckeys
+                        : c == 'k' ? &f->tl_min
+                        : c == 'K' ? &f->tl_max
+                                   : NULL;
+    if (slot)
+        *slot = arg;
+    else if (c == 'T')
+        f->truncate = true;
+    return slot || c == 'T';
+}
 
 static int sacct_opts(sacct_t *s, int argc, char **argv)
 {
@@ -478,9 +536,30 @@ static int sacct_opts(sacct_t *s, int argc, char **argv)
                                        {"allclusters", no_argument, NULL, 'L'},
                                        {"version", no_argument, NULL, 'V'},
                                        {"help", no_argument, NULL, 'h'},
+                                       {"uid", required_argument, NULL, 'u'},
+                                       {"nodelist", required_argument, NULL, 'N'},
+                                       {"nnodes", required_argument, NULL, 'i'},
+                                       {"ncpus", required_argument, NULL, 'I'},
+                                       {"qos", required_argument, NULL, 'q'},
+                                       {"gid", required_argument, NULL, 'g'},
+                                       {"group", required_argument, NULL, 'g'},
+                                       {"wckeys", required_argument, NULL, 'W'},
+                                       {"timelimit-min", required_argument, NULL, 'k'},
+                                       {"timelimit-max", required_argument, NULL, 'K'},
+                                       {"truncate", no_argument, NULL, 'T'},
+                                       {"verbose", no_argument, NULL, 'v'},
+                                       {"batch-script", no_argument, NULL, 'B'},
+                                       {"env-vars", no_argument, NULL, OPT_ENV},
+                                       {"usage", no_argument, NULL, OPT_USAGE},
+                                       {"local", no_argument, NULL, OPT_NOOP},
+                                       {"federation", no_argument, NULL, OPT_NOOP},
+                                       {"whole-hetjob", optional_argument, NULL, OPT_NOOP},
                                        {NULL, 0, NULL, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "j:u:aA:S:E:s:Xo:pPnblr:eVhvDLM:", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "j:u:aA:S:E:s:Xo:pPnblr:eVhvDLM:N:i:I:q:g:W:k:K:TB", lo,
+                            NULL)) != -1) {
+        if (sacct_filter_opt(s, c, optarg))
+            continue;
         switch (c) {
         case 'j': /* submitit asks "sacct ... -j 12 -j 13" */
             if (sacct_check_jobs(optarg) < 0)
@@ -547,8 +626,18 @@ static int sacct_opts(sacct_t *s, int argc, char **argv)
             break;
         case OPT_UNITS:
         case OPT_NOCONVERT:
+        case OPT_NOOP:
         case 'v':
             break;
+        case 'B':
+            s->scripts = 'B';
+            break;
+        case OPT_ENV:
+            s->scripts = 'E';
+            break;
+        case OPT_USAGE:
+            printf("Usage: sacct [options]\n\tUse --help for help\n");
+            exit(0);
         case 'L':
             s->clusters = "all";
             break;
@@ -565,7 +654,14 @@ static int sacct_opts(sacct_t *s, int argc, char **argv)
             return -1;
         }
     }
-    return 0;
+    if (s->scripts && !s->jobs) {
+        fprintf(stderr,
+                "sacct: fatal: When requesting job %s you must also request specific "
+                "jobs with the '-j' option.\n",
+                s->scripts == 'B' ? "scripts" : "environment");
+        return -1;
+    }
+    return sacct_filter_parse(&s->filter);
 }
 
 int main(int argc, char **argv)
@@ -585,8 +681,11 @@ int main(int argc, char **argv)
                (rc = sacct_query(&s, now, &jobs)) == 0) {
         if (!s.duplicates)
             sacct_drop_earlier_runs(jobs);
+        sacct_filter_apply(&s.filter, jobs, s.win_start, s.win_end);
         sacct_sort(jobs, sacct_job_cmp);
-        if (s.json)
+        if (s.scripts)
+            sacct_scripts(&s, jobs);
+        else if (s.json)
             sacct_json(&s, jobs, now);
         else
             sacct_print(&s, jobs, now);
@@ -595,6 +694,7 @@ int main(int argc, char **argv)
     loom_sbuf_free(&s.out);
     loom_cli_exit_decref(jobs); /* over 100,000 records: the exit frees them */
     loom_strv_free(&s.steps);
+    sacct_filter_free(&s.filter);
     loom_sbuf_free(&s.jobs_all);
     loom_rpc_close(s.rpc);
     loom_cli_fini(&s.cli);

@@ -152,3 +152,53 @@ def test_second_loomdbd_refused(dbd):
     s.connect(os.path.join(dbd.state, "loomdbd.sock"))  # the first's, still there
     s.close()
     assert dbd.proc.poll() is None
+
+
+def test_sacct_client_filters(dbd):
+    """-N, -i, -I, -q, -g, -W, --timelimit-min/-max and -T as sacct 22.05.8
+    applies them side by side: -N/-i/-I match jobs that ran; the limit's
+    minimum alone matches it exactly, with a maximum the range; -T cuts
+    times to the window; -B and --env-vars print NONE (no stored scripts)."""
+    t0 = 1_700_000_000
+    base = {"partition": "debug", "account": "acct", "user_name": "root", "user_id": 0,
+            "group_id": 0, "exit_code": 0, "submit_time": t0, "state": "COMPLETED"}
+    jobs = [dict(base, job_id=11, name="a", nodes="n[1-2]", num_nodes=2, num_cpus=4,
+                 qos="normal", time_limit=10, start_time=t0 + 10, end_time=t0 + 100),
+            dict(base, job_id=12, name="b", nodes="n3", num_nodes=1, num_cpus=1,
+                 qos="high", time_limit=60, start_time=t0 + 20, end_time=t0 + 200),
+            dict(base, job_id=13, name="c", num_nodes=1, num_cpus=1, qos="normal",
+                 time_limit=10, state="CANCELLED", end_time=t0 + 5)]
+    rep = dbd.call({"type": "dbd.job", "records": [{"seq": i + 1, "job": r}
+                                                   for i, r in enumerate(jobs)]})
+    assert rep["rc"] == 0
+    day = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(t0 - 60))
+
+    def ids(*args):
+        p = dbd.run(["sacct", "-a", "-n", "-X", "-P", "-S", day, "-o", "JobID", *args])
+        assert p.returncode == 0, p.stderr
+        return p.stdout.split()
+    assert ids() == ["11", "12", "13"]
+    assert ids("-N", "n2") == ["11"]
+    assert ids("--nodelist=n[2-3]") == ["11", "12"]
+    assert ids("-i", "1") == ["12"]
+    assert ids("--nnodes=1-2") == ["11", "12"]
+    assert ids("-I", "2-8") == ["11"]
+    assert ids("-q", "high") == ["12"]
+    assert ids("-g", "0") == ["11", "12", "13"] == ids("--group=root")
+    assert ids("-W", "x") == []
+    assert ids("--timelimit-min=10") == ["11", "13"]
+    assert ids("--timelimit-min=11", "--timelimit-max=1:00:00") == ["12"]
+    window = [time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(t)) for t in (t0 + 50, t0 + 60)]
+    p = dbd.run(["sacct", "-a", "-n", "-X", "-P", "-T", "-S", window[0], "-E", window[1],
+                 "-j", "11", "-o", "Start,End,ElapsedRaw"])
+    assert p.stdout == "%s|%s|10\n" % tuple(window), p.stdout
+    for args, msg in ((["-i", "x"], 'sacct: error: Invalid numeric value "x" for requested '
+                                    "node range.\n"),
+                      (["--timelimit-min=x"], "sacct: fatal: Invalid time limit specification\n"),
+                      (["-g", "nosuchgroup_x"], "sacct: error: Invalid group id: nosuchgroup_x\n"),
+                      (["-B"], "sacct: fatal: When requesting job scripts you must also request "
+                               "specific jobs with the '-j' option.\n")):
+        p = dbd.run(["sacct", *args])
+        assert (p.returncode, p.stderr) == (1, msg), (args, p.stderr)
+    p = dbd.run(["sacct", "-B", "-j", "12"])
+    assert p.stdout == "Batch Script for 12\n%s\nNONE\n\n" % ("-" * 80), p.stdout
