@@ -423,6 +423,14 @@ int64_t loom_cli_job_limit(const json_t *job)
     return mins < 0 ? LOOM_TIME_INFINITE : mins * 60;
 }
 
+const char *loom_cli_job_oversub(const json_t *job)
+{
+    json_t *os = json_object_get(job, "oversubscribe");
+    if (loom_jb(job, "exclusive", false) || json_is_false(os))
+        return "NO";
+    return json_is_true(os) ? "YES" : "OK";
+}
+
 void loom_cli_user_name(int64_t uid, loom_sbuf_t *out)
 {
     struct passwd pw, *res = NULL;

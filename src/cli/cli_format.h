@@ -149,6 +149,9 @@ void loom_cli_job_id(const json_t *job, loom_sbuf_t *out);
 int64_t loom_cli_job_runtime(const json_t *job, time_t now);
 /* The time limit in seconds, LOOM_TIME_INFINITE, or LOOM_TIME_NOT_SET. */
 int64_t loom_cli_job_limit(const json_t *job);
+/* OverSubscribe as squeue %h and scontrol print it: "NO" (--exclusive, or
+ * the job's own NO), "YES", or "OK" when the job asked nothing. */
+const char *loom_cli_job_oversub(const json_t *job);
 /* The expanded stdin/stdout/stderr path of a batch job (which: 'i', 'o', 'e'),
  * as scontrol and squeue -O STDOUT print them (sbatch's defaults applied). */
 void loom_cli_job_stdio(const json_t *job, char which, loom_sbuf_t *out);

@@ -66,6 +66,16 @@ static const char *show_str(const json_t *o, const char *key, const char *dflt)
     return s && *s ? s : dflt;
 }
 
+/* A count the job asked for (-B, --ntasks-per-socket|core), or "*". */
+static void show_asked(show_rec_t *r, const json_t *o, const char *key)
+{
+    int64_t n = loom_ji(o, key, 0);
+    if (n > 0)
+        show_addf(r, "%lld", (long long)n);
+    else
+        show_addf(r, "*");
+}
+
 static void show_date(show_rec_t *r, const char *key, time_t t, const char *unset)
 {
     loom_sbuf_t d = LOOM_SBUF_INIT;
@@ -123,9 +133,10 @@ static void show_job_state(const loom_scontrol_t *sc, show_rec_t *r, const json_
     show_eol(r);
     loom_sbuf_t ec = LOOM_SBUF_INIT;
     loom_cli_exit_code(loom_ji(j, "exit_code", 0), &ec);
-    show_addf(r, "Requeue=%d Restarts=%lld BatchFlag=%lld Reboot=0 ExitCode=%s",
+    show_addf(r, "Requeue=%d Restarts=%lld BatchFlag=%lld Reboot=%d ExitCode=%s",
               loom_jb(j, "requeue", true) ? 1 : 0, (long long)loom_ji(j, "restart_cnt", 0),
-              (long long)loom_ji(j, "batch_flag", 1), loom_sbuf_str(&ec));
+              (long long)loom_ji(j, "batch_flag", 1), loom_jb(j, "reboot", false) ? 1 : 0,
+              loom_sbuf_str(&ec));
     show_eol(r);
     if (sc->details) {
         loom_sbuf_reset(&ec);
@@ -142,7 +153,12 @@ static void show_job_times(show_rec_t *r, const json_t *j, time_t now)
     loom_time_fmt_limit(loom_cli_job_runtime(j, now), &a);
     int64_t limit = loom_cli_job_limit(j);
     loom_time_fmt_limit(limit == LOOM_TIME_NOT_SET ? LOOM_TIME_INFINITE : limit, &b);
-    show_addf(r, "RunTime=%s TimeLimit=%s TimeMin=N/A", loom_sbuf_str(&a), loom_sbuf_str(&b));
+    show_addf(r, "RunTime=%s TimeLimit=%s TimeMin=", loom_sbuf_str(&a), loom_sbuf_str(&b));
+    int64_t tmin = loom_ji(j, "time_min", 0);
+    loom_sbuf_reset(&a);
+    if (tmin > 0)
+        loom_time_fmt_limit(tmin * 60, &a);
+    show_addf(r, "%s", tmin > 0 ? loom_sbuf_str(&a) : "N/A");
     show_eol(r);
     loom_sbuf_free(&a);
     loom_sbuf_free(&b);
@@ -165,7 +181,8 @@ static void show_job_times(show_rec_t *r, const json_t *j, time_t now)
     show_date(r, "StartTime", (time_t)start, "Unknown");
     show_addf(r, " ");
     show_date(r, "EndTime", (time_t)end, "Unknown");
-    show_addf(r, " Deadline=N/A");
+    show_addf(r, " ");
+    show_date(r, "Deadline", (time_t)loom_ji(j, "deadline", 0), "N/A");
     show_eol(r);
     int64_t susp = loom_ji(j, "suspend_time", 0);
     show_date(r, "SuspendTime", (time_t)susp, "None");
@@ -248,15 +265,23 @@ static void show_job_size(const loom_scontrol_t *sc, show_rec_t *r, const json_t
         show_eol(r);
     }
     show_num_nodes(r, j);
-    show_addf(r, " NumCPUs=%lld NumTasks=%lld CPUs/Task=%lld ReqB:S:C:T=0:0:*:*",
+    show_addf(r, " NumCPUs=%lld NumTasks=%lld CPUs/Task=%lld ReqB:S:C:T=0:0:",
               (long long)loom_ji(j, "num_cpus", 1), (long long)loom_ji(j, "num_tasks", 1),
               (long long)loom_ji(j, "cpus_per_task", 1));
+    show_asked(r, j, "cores_per_socket");
+    show_addf(r, ":");
+    show_asked(r, j, "threads_per_core");
     show_eol(r);
     const char *alloc = loom_js(j, "tres_alloc");
     show_addf(r, "TRES=%s", alloc && *alloc ? alloc : show_str(j, "tres_req", "(null)"));
     show_eol(r);
-    show_addf(r, "Socks/Node=* NtasksPerN:B:S:C=%lld:0:*:* CoreSpec=*",
-              (long long)loom_ji(j, "ntasks_per_node", 0));
+    show_addf(r, "Socks/Node=");
+    show_asked(r, j, "sockets_per_node");
+    show_addf(r, " NtasksPerN:B:S:C=%lld:0:", (long long)loom_ji(j, "ntasks_per_node", 0));
+    show_asked(r, j, "ntasks_per_socket");
+    show_addf(r, ":");
+    show_asked(r, j, "ntasks_per_core");
+    show_addf(r, " CoreSpec=*");
     show_eol(r);
     if (sc->details)
         show_job_alloc(r, j);
@@ -290,11 +315,9 @@ static void show_job_files(show_rec_t *r, const json_t *j)
 {
     show_addf(r, "Features=%s DelayBoot=00:00:00", show_str(j, "features", "(null)"));
     show_eol(r);
-    const char *os = loom_jb(j, "exclusive", false)       ? "NO"
-                     : loom_jb(j, "oversubscribe", false) ? "YES"
-                                                          : "OK";
-    show_addf(r, "OverSubscribe=%s Contiguous=%d Licenses=%s Network=(null)", os,
-              loom_jb(j, "contiguous", false), show_str(j, "licenses", "(null)"));
+    show_addf(r, "OverSubscribe=%s Contiguous=%d Licenses=%s Network=(null)",
+              loom_cli_job_oversub(j), loom_jb(j, "contiguous", false),
+              show_str(j, "licenses", "(null)"));
     show_eol(r);
     show_addf(r, "Command=%s", show_str(j, "command", "(null)"));
     show_eol(r);

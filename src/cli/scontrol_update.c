@@ -53,6 +53,7 @@ static const update_key_t update_job_keys[] = {
     {"ExcNodeList", NULL, UPD_STR},       {"Licenses", NULL, UPD_STR},
     {"WCKey", NULL, UPD_STR},             {"WorkDir", NULL, UPD_STR},
     {"OverSubscribe", "Shared", UPD_STR}, {"StdOut", NULL, UPD_STR},
+    {"Reboot", NULL, UPD_BOOL},
 };
 /* clang-format on */
 
@@ -196,6 +197,10 @@ static int update_bad_value(const update_key_t *k, const char *word, const char 
     }
     if (!strcmp(k->name, "NumCPUs"))
         fprintf(stderr, "scontrol: error: Invalid numeric value \"%s\" for NumCPUs.\n", val);
+    if (!strcmp(k->name, "Reboot")) {
+        fprintf(stderr, "scontrol: error: Invalid reboot value: %s\n", val);
+        return -1;
+    }
     if (k->kind != UPD_STR || !strcmp(k->name, "OverSubscribe")) {
         fprintf(stderr, "scontrol: error: Invalid %s value: %s\n", k->name, val);
         return -1;

@@ -252,8 +252,32 @@ static void max_nodes_body(const loom_squeue_view_t *v, const json_t *j, loom_sb
 }
 GETTER(max_nodes)
 
-LOOM_FMT_TEXT_GETTER(star, "*")
-LOOM_FMT_TEXT_GETTER(sct, "*:*:*")
+/* A count the job asked for (-B, --ntasks-per-*), or dflt. */
+static void fields_count(const json_t *j, const char *key, const char *dflt, loom_sbuf_t *out)
+{
+    int64_t n = loom_ji(j, key, 0);
+    if (n > 0)
+        loom_sbuf_addf(out, "%lld", (long long)n);
+    else
+        loom_sbuf_add(out, dflt);
+}
+
+GETTER_OF(sockets, fields_count, "sockets_per_node", "*")
+GETTER_OF(cores, fields_count, "cores_per_socket", "*")
+GETTER_OF(threads, fields_count, "threads_per_core", "*")
+GETTER_OF(nt_core, fields_count, "ntasks_per_core", "N/A")
+GETTER_OF(nt_socket, fields_count, "ntasks_per_socket", "N/A")
+GETTER_OF(nt_node, fields_count, "ntasks_per_node", "0")
+
+static void sct_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    fields_count(j, "sockets_per_node", "*", out);
+    loom_sbuf_addc(out, ':');
+    fields_count(j, "cores_per_socket", "*", out);
+    loom_sbuf_addc(out, ':');
+    fields_count(j, "threads_per_core", "*", out);
+}
+GETTER(sct)
 
 /* ---- placement ----------------------------------------------------------- */
 
@@ -292,12 +316,7 @@ GETTER(tres_alloc)
 
 static void oversubscribe_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
 {
-    if (loom_jb(j, "exclusive", false))
-        loom_sbuf_add(out, "NO");
-    else if (loom_jb(j, "oversubscribe", false))
-        loom_sbuf_add(out, "YES");
-    else
-        loom_sbuf_add(out, "OK");
+    loom_sbuf_add(out, loom_cli_job_oversub(j));
 }
 GETTER(oversubscribe)
 
@@ -363,6 +382,25 @@ static void cluster_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf
 }
 GETTER(cluster)
 
+GETTER_OF(deadline, fields_date, "deadline")
+GETTER_OF(batch_flag, fields_int, "batch_flag", 1)
+GETTER_OF(derived_ec, fields_int, "derived_exit_code", 0)
+LOOM_FMT_TEXT_GETTER(na_short, "NA")
+LOOM_FMT_TEXT_GETTER(not_set, "NotSet")
+LOOM_FMT_TEXT_GETTER(delay_boot, "0:00")
+
+static void reboot_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, loom_jb(j, "reboot", false) ? "1" : "0");
+}
+GETTER(reboot)
+
+static void contiguous_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    loom_sbuf_add(out, loom_jb(j, "contiguous", false) ? "1" : "0");
+}
+GETTER(contiguous)
+
 GETTER_OF(alloc_node, fields_str, "alloc_node", "(null)")
 GETTER_OF(alloc_sid, fields_int, "alloc_sid", 0)
 
@@ -405,11 +443,17 @@ const loom_fmt_col_t loom_squeue_job_cols[] = {
     {'d', "MinTmpDisk", "MIN_TMP_DISK", 0, min_tmp, 0},
     {0, "MaxCPUs", "MAX_CPUS", 0, max_cpus, 0},
     {0, "MaxNodes", "MAX_NODES", 0, max_nodes, 0},
-    {'H', "Sockets", "SOCKETS_PER_NODE", 0, star, 0},
-    {'I', "Cores", "CORES_PER_SOCKET", 0, star, 0},
-    {'J', "Threads", "THREADS_PER_CORE", 0, star, 0},
-    {'z', NULL, "S:C:T", 0, sct, 0},
-    {'X', NULL, "CORE_SPEC", 0, na, 0},
+    {'H', "Sockets", "SOCKETS_PER_NODE", 0, sockets, 0},
+    {'I', "Cores", "CORES_PER_SOCKET", 0, cores, 0},
+    {'J', "Threads", "THREADS_PER_CORE", 0, threads, 0},
+    {'z', "SCT", "S:C:T", 0, sct, 0},
+    {'X', "CoreSpec", "CORE_SPEC", 0, na, 0},
+    {0, "NTPerNode", "NTASKS_PER_NODE", 0, nt_node, 0},
+    {0, "NTPerCore", "NTASKS_PER_CORE", 0, nt_core, 0},
+    {0, "NTPerSocket", "NTASKS_PER_SOCKET", 0, nt_socket, 0},
+    {0, "NTPerBoard", "NTASKS_PER_BOARD", 0, zero, 0},
+    {0, "BoardsPerNode", "BOARDS_PER_NODE", 0, zero, 0},
+    {0, "SPerBoard", "SOCKETS_PER_BOARD", 0, zero, 0},
     {'N', "NodeList", "NODELIST", 0, nodelist, LOOM_FMT_HDR_NOCUT},
     {'B', "BatchHost", "EXEC_HOST", 0, batch_host, 0},
     {'n', "ReqNodes", "REQ_NODES", 0, req_nodes, 0},
@@ -424,7 +468,7 @@ const loom_fmt_col_t loom_squeue_job_cols[] = {
     {0, "tres-alloc", "TRES_ALLOC", 0, tres_alloc, 0},
     {'h', "OverSubscribe", "OVER_SUBSCRIBE", 0, oversubscribe, 0},
     {0, "Shared", "OVER_SUBSCRIBE", 0, oversubscribe, 0},
-    {'O', "Contiguous", "CONTIGUOUS", 0, zero, 0},
+    {'O', "Contiguous", "CONTIGUOUS", 0, contiguous, 0},
     {'Q', "PriorityLong", "PRIORITY", 0, priority, 0},
     {'p', "Priority", "PRIORITY", 0, priority_norm, 0},
     {'y', "Nice", "NICE", 0, nice, 0},
@@ -432,7 +476,7 @@ const loom_fmt_col_t loom_squeue_job_cols[] = {
     {'o', "Command", "COMMAND", 0, command, 0},
     {'k', "Comment", "COMMENT", 0, comment, 0},
     {'w', "WCKey", "WCKEY", 0, null, 0},
-    {'s', NULL, "", 0, empty, 0},
+    {'s', "SelectJobInfo", "", 0, empty, 0},
     {0, "STDOUT", "STDOUT", 0, std_out, 0},
     {0, "STDERR", "STDERR", 0, std_err, 0},
     {0, "STDIN", "STDIN", 0, std_in, 0},
@@ -442,6 +486,32 @@ const loom_fmt_col_t loom_squeue_job_cols[] = {
     {0, "Cluster", "CLUSTER", 0, cluster, 0},
     {0, "AllocNodes", "ALLOC_NODES", 0, alloc_node, 0},
     {0, "AllocSID", "ALLOC_SID", 0, alloc_sid, 0},
+    {0, "Deadline", "DEADLINE", 0, deadline, 0},
+    {0, "Reboot", "REBOOT", 0, reboot, 0},
+    {0, "BatchFlag", "BATCH_FLAG", 0, batch_flag, 0},
+    {0, "DerivedEC", "DERIVED_EC", 0, derived_ec, 0},
+    {0, "AssocID", "ASSOC_ID", 0, zero, 0}, /* Loom keeps no association ids in jobs */
+    {0, "BurstBuffer", "BURST_BUFFER", 0, null, 0},
+    {0, "BurstBufferState", "BURST_BUFFER_STATE", 0, null, 0},
+    {0, "ClusterFeature", "CLUSTER_FEATURES", 0, null, 0},
+    {0, "Container", "CONTAINER", 0, null, 0},
+    {0, "DelayBoot", "DELAY_BOOT", 0, delay_boot, 0},
+    {0, "HetJobID", "HET_JOB_ID", 0, na, 0},
+    {0, "HetJobIDSet", "HET_JOB_ID_SET", 0, na, 0},
+    {0, "HetJobOffset", "HET_JOB_OFFSET", 0, na, 0},
+    {0, "MCSLabel", "MCSLABEL", 0, null, 0},
+    {0, "Network", "NETWORK", 0, null, 0},
+    {0, "Origin", "ORIGIN", 0, na_short, 0},
+    {0, "OriginRaw", "ORIGIN_RAW", 0, na_short, 0},
+    {0, "PreemptTime", "PREEMPT_TIME", 0, na, 0},
+    {0, "Prefer", "PREFER", 0, null, 0},
+    {0, "Profile", "PROFILE", 0, not_set, 0},
+    {0, "ReqSwitch", "REQ_SWITCH", 0, zero, 0},
+    {0, "ResizeTime", "RESIZE_TIME", 0, na, 0},
+    {0, "SiblingsActive", "ACTIVE_SIBLINGS", 0, na_short, 0},
+    {0, "SiblingsActiveRaw", "ACTIVE_SIBLINGS_RAW", 0, na_short, 0},
+    {0, "SiblingsViable", "VIABLE_SIBLINGS", 0, na_short, 0},
+    {0, "SiblingsViableRaw", "VIALBLE_SIBLINGS_RAW", 0, na_short, 0}, /* 22.05's spelling */
 };
 /* clang-format on */
 const size_t loom_squeue_job_ncols = sizeof(loom_squeue_job_cols) / sizeof(loom_squeue_job_cols[0]);

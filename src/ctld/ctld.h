@@ -117,6 +117,9 @@ typedef struct ctld_job {
     bool mem_whole;                     /* --mem=0, or memory tracked without a default */
     bool exclusive, requeue, contiguous;
     bool ntasks_set;
+    bool reboot;      /* --reboot, scontrol update Reboot= (shown; nodes are not rebooted) */
+    char oversub;     /* OverSubscribe: 0 not asked (OK), 'y' (YES), 'n' (NO) */
+    int64_t deadline; /* --deadline, epoch seconds; 0 none */
     int exit_code, derived_exit_code;
     uint32_t restart_cnt;
     json_t *desc; /* the submitted description */

@@ -520,6 +520,10 @@ static const upd_key_t h_upd_keys[] = {
     {"MinMemoryNode", "mem_per_node_req", true, false},
     {"MinMemoryCPU", "mem_per_cpu", true, false},
     {"ArrayTaskThrottle", "array_max_tasks", false, false},
+    {"MinCPUsNode", "min_cpus_node", true, false}, /* sets min_cpus (h_upd_key) */
+    {"Deadline", "deadline", false, false},
+    {"OverSubscribe", "oversubscribe", true, false},
+    {"Reboot", "reboot", true, false},
 };
 
 static const upd_key_t *h_upd_find(const char *name)
@@ -591,6 +595,33 @@ static json_t *h_upd_relative(const ctld_job_t *job, const upd_key_t *k, json_t 
     return json_integer(job->time_limit + (*s == '+' ? n : -n));
 }
 
+/* MinCPUsNode, Deadline and OverSubscribe, whose values scontrol sends as
+ * it read them, each checked as slurmctld 22.05 checks it. */
+static int h_upd_scalar(const ctld_job_t *job, const upd_key_t *k, json_t *v, json_t *set,
+                        loom_err_t *err)
+{
+    json_int_t x = json_integer_value(v);
+    if (!strcmp(k->key, "min_cpus_node")) { /* the job's total, at least its tasks' */
+        uint64_t total = (uint64_t)(x > 0 ? x : 0) * (job->min_nodes ? job->min_nodes : 1);
+        uint64_t tasks = (uint64_t)job->ntasks * job->cpus_per_task;
+        if (total > UINT32_MAX)
+            return loom_errf(err, -LOOM_EINVAL_TASKS, "invalid CPU count");
+        json_object_set_new(set, "min_cpus",
+                            json_integer((json_int_t)(total > tasks ? total : tasks)));
+        return 0;
+    }
+    if (!strcmp(k->key, "deadline")) { /* a running job's is taken and left */
+        if (x <= ctld_now())
+            return loom_errf(err, -LOOM_EINVAL_BEGIN, "%s", loom_strerror(-LOOM_EINVAL_BEGIN));
+        if (loom_job_base(job->state) == LOOM_JOB_PENDING)
+            json_object_set(set, k->key, v);
+        return 0;
+    }
+    const char *s = json_string_value(v); /* OverSubscribe: yes|no */
+    json_object_set_new(set, k->key, json_boolean(s && !strcasecmp(s, "yes")));
+    return 0;
+}
+
 /* The record fields one change sets, after the checks of its key. */
 static int h_upd_key(const ctld_t *c, const ctld_job_t *job, const upd_key_t *k, json_t *v,
                      bool admin, json_t *set, loom_err_t *err)
@@ -609,6 +640,9 @@ static int h_upd_key(const ctld_t *c, const ctld_job_t *job, const upd_key_t *k,
         free(norm);
         return 0;
     }
+    if (!strcmp(k->key, "min_cpus_node") || !strcmp(k->key, "deadline") ||
+        !strcmp(k->key, "oversubscribe"))
+        return h_upd_scalar(job, k, v, set, err);
     json_object_set(set, k->key, v);
     if (!strcmp(k->key, "priority")) {
         json_object_set(set, "prio_base", v);

@@ -528,11 +528,12 @@ static int desc_memory(ctld_t *c, const json_t *d, ctld_job_t *job, loom_err_t *
 
 static int desc_times(ctld_t *c, const json_t *d, ctld_job_t *job, int64_t now, loom_err_t *err)
 {
-    bool set;
+    bool set, limit_set;
     int64_t mins = -1;
-    int rc = desc_time(d, "time_limit|time", &mins, &set, err);
+    int rc = desc_time(d, "time_limit|time", &mins, &limit_set, err);
     if (rc < 0)
         return rc;
+    set = limit_set;
     const loom_conf_part_t *p = job->part->cfg;
     if (!set)
         mins =
@@ -543,6 +544,10 @@ static int desc_times(ctld_t *c, const json_t *d, ctld_job_t *job, int64_t now, 
     int64_t tmin = 0;
     rc = desc_time(d, "time_minimum|time_min", &tmin, &set, err);
     job->time_min = set && tmin > 0 ? tmin : 0;
+    /* --deadline without --time or --time-min: the job may be cut to one
+     * minute to end in time (slurmctld 22.05's TimeMin=00:01:00). */
+    if (!limit_set && !set && desc_int(d, "deadline") > 0)
+        job->time_min = 1;
     int64_t begin = desc_int(d, "begin_time|begin");
     job->begin_time = begin > now ? begin : 0;
     job->submit_time = now;
@@ -659,6 +664,20 @@ static void desc_identity(ctld_t *c, const json_t *d, const ctld_peer_t *peer, c
 }
 
 /* Priority, nice, hold, requeue, exclusivity. */
+/* The job's OverSubscribe as slurmctld 22.05 shows it after submission:
+ * --reboot or the partition's EXCLUSIVE make it NO, FORCE or
+ * --oversubscribe YES; --exclusive is NO by itself (job_rec.c). Only a
+ * partition's YES or FORCE lets jobs share (sched_job.c). */
+static char desc_oversub(const json_t *d, const ctld_job_t *job)
+{
+    int mode = job->part->cfg->oversubscribe;
+    if (desc_bool(d, "reboot", false) || mode == LOOM_CONF_OVERSUB_EXCLUSIVE)
+        return 'n';
+    if (mode == LOOM_CONF_OVERSUB_FORCE || desc_bool(d, "oversubscribe", false))
+        return 'y';
+    return 0;
+}
+
 static int desc_policy(ctld_t *c, const json_t *d, const ctld_peer_t *peer, ctld_job_t *job,
                        loom_err_t *err)
 {
@@ -684,6 +703,10 @@ static int desc_policy(ctld_t *c, const json_t *d, const ctld_peer_t *peer, ctld
                                               strcmp(json_string_value(ex), "mcs") != 0
                                         : desc_bool(d, "exclusive", false);
     job->contiguous = desc_bool(d, "contiguous", false);
+    job->reboot = desc_bool(d, "reboot", false);
+    job->oversub = desc_oversub(d, job);
+    int64_t deadline = desc_int(d, "deadline");
+    job->deadline = deadline > 0 ? deadline : 0;
     return 0;
 }
 

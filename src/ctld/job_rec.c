@@ -85,6 +85,7 @@ static const rec_int_t rec_ints[] = {
     IZ("tot_sus_time", tot_sus_time, 'i', false),
     I("time_limit", time_limit, 'i', false),
     IZ("time_min", time_min, 'i', false),
+    IZ("deadline", deadline, 'i', false),
     I("num_tasks", ntasks, 'u', false),
     I("cpus_per_task", cpus_per_task, 'u', false),
     IZ("ntasks_per_node", ntasks_per_node, 'u', false),
@@ -445,6 +446,22 @@ static void rec_array(const ctld_job_t *job, json_t *rec)
         json_object_set_new(rec, "array_max_tasks", json_integer(job->array_throttle));
 }
 
+/* The layout options the job was submitted with (-B, --ntasks-per-socket,
+ * --ntasks-per-core), for scontrol's ReqB:S:C:T and squeue's S:C:T. */
+static void rec_layout(const ctld_job_t *job, json_t *rec)
+{
+    static const char *const keys[][2] = {
+        {"sockets_per_node", "sockets_per_node"}, {"cores_per_socket", "cores_per_socket"},
+        {"threads_per_core", "threads_per_core"}, {"tasks_per_socket", "ntasks_per_socket"},
+        {"tasks_per_core", "ntasks_per_core"},
+    };
+    for (size_t i = 0; job->desc && i < sizeof(keys) / sizeof(keys[0]); i++) {
+        json_t *v = json_object_get(job->desc, keys[i][0]);
+        if (json_is_integer(v) && json_integer_value(v) > 0)
+            json_object_set(rec, keys[i][1], v);
+    }
+}
+
 /* Everything but job_id, state, reason and eligible_time, which change
  * often and are written around the cached text (ctld_job_rec_write). */
 static json_t *rec_base(const ctld_t *c, const ctld_job_t *job, bool full)
@@ -462,6 +479,10 @@ static json_t *rec_base(const ctld_t *c, const ctld_job_t *job, bool full)
     json_object_set_new(rec, "requeue", json_boolean(job->requeue));
     if (job->contiguous) /* scontrol's Contiguous=1 */
         json_object_set_new(rec, "contiguous", json_true());
+    if (job->reboot)
+        json_object_set_new(rec, "reboot", json_true());
+    if (job->oversub) /* absent: OverSubscribe=OK */
+        json_object_set_new(rec, "oversubscribe", json_boolean(job->oversub == 'y'));
     if (job->cancelled_by_set)
         json_object_set_new(rec, "cancelled_by", json_integer(job->cancelled_by));
     if (job->exclusive || full)
@@ -471,6 +492,7 @@ static json_t *rec_base(const ctld_t *c, const ctld_job_t *job, bool full)
     if (ctld_step_extern(c, job))
         json_object_set_new(rec, "extern_step", json_true());
     rec_array(job, rec);
+    rec_layout(job, rec);
     rec_memory(c, job, rec);
     rec_times(job, rec);
     rec_tres(c, job, rec);
@@ -586,6 +608,23 @@ static void rec_read_fields(const json_t *rec, ctld_job_t *job)
     }
 }
 
+static void rec_set_oversub(ctld_job_t *job, const json_t *v)
+{
+    job->oversub = json_is_boolean(v) ? (json_is_true(v) ? 'y' : 'n') : 0;
+}
+
+/* Records journaled before deadline and oversubscribe were job fields
+ * kept them in the description only. */
+static void rec_read_older(const json_t *rec, ctld_job_t *job)
+{
+    json_t *d = job->desc;
+    json_int_t deadline = json_integer_value(json_object_get(d, "deadline"));
+    if (!json_object_get(rec, "deadline") && deadline > 0)
+        job->deadline = deadline;
+    if (!json_object_get(rec, "oversubscribe") && json_is_true(json_object_get(d, "oversubscribe")))
+        job->oversub = 'y';
+}
+
 static void rec_read_flags(const json_t *rec, ctld_job_t *job)
 {
     const char *hold = json_string_value(json_object_get(rec, "hold"));
@@ -595,6 +634,8 @@ static void rec_read_flags(const json_t *rec, ctld_job_t *job)
     job->mem_whole = json_is_true(json_object_get(rec, "mem_whole"));
     job->ntasks_set = json_is_true(json_object_get(rec, "ntasks_set"));
     job->contiguous = json_is_true(json_object_get(rec, "contiguous"));
+    job->reboot = json_is_true(json_object_get(rec, "reboot"));
+    rec_set_oversub(job, json_object_get(rec, "oversubscribe"));
     json_t *by = json_object_get(rec, "cancelled_by");
     job->cancelled_by_set = json_is_integer(by);
     job->cancelled_by = (uint32_t)json_integer_value(by);
@@ -602,6 +643,7 @@ static void rec_read_flags(const json_t *rec, ctld_job_t *job)
     job->mem_per_cpu = (uint64_t)json_integer_value(json_object_get(rec, "mem_per_cpu"));
     /* The file keeps the whole description (job_script.h). */
     job->desc = ctld_job_script_desc(json_object_get(rec, "desc"));
+    rec_read_older(rec, job);
     job->batch = json_integer_value(json_object_get(rec, "batch_flag")) != 0;
 }
 
@@ -696,6 +738,10 @@ static bool rec_set_special(ctld_t *c, ctld_job_t *job, const char *key, const j
         job->requeue = json_is_true(v);
     } else if (strcmp(key, "contiguous") == 0) {
         job->contiguous = json_is_true(v);
+    } else if (strcmp(key, "reboot") == 0) {
+        job->reboot = json_is_true(v);
+    } else if (strcmp(key, "oversubscribe") == 0) {
+        rec_set_oversub(job, v);
     } else if (strcmp(key, "mem_whole") == 0) {
         job->mem_whole = json_is_true(v);
     } else if (strcmp(key, "mem_per_node_req") == 0) {
@@ -746,6 +792,8 @@ int ctld_job_clone(ctld_t *c, const ctld_job_t *src, ctld_job_t **out, loom_err_
     job->mem_whole = src->mem_whole;
     job->ntasks_set = src->ntasks_set;
     job->contiguous = src->contiguous;
+    job->reboot = src->reboot;
+    job->oversub = src->oversub;
     job->mem_per_node = src->mem_per_node;
     job->mem_per_cpu = src->mem_per_cpu;
     /* The description never changes after submission: share it. The script

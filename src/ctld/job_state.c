@@ -83,6 +83,9 @@ static int state_apply_start(ctld_t *c, ctld_job_t *job, const json_t *ev, loom_
     const char *bh = json_string_value(json_object_get(ev, "batch_host"));
     job->batch_host = loom_xstrdup(bh ? bh : c->snodes[job->alloc.nodes[0].node].name);
     job->start_time = json_integer_value(json_object_get(ev, "start_time"));
+    json_t *limit = json_object_get(ev, "time_limit"); /* cut to a --deadline */
+    if (json_is_integer(limit))
+        job->time_limit = json_integer_value(limit);
     job->end_time = 0;
     job->suspend_time = job->pre_sus_time = job->tot_sus_time = 0;
     job->reason = "None";

@@ -99,10 +99,25 @@ static void sched_start_durable(void *arg, int status)
     free(lc);
 }
 
+/* A --deadline job whose limit would end past its deadline starts with the
+ * limit cut to end by it, never below its --time-min (slurmctld 22.05);
+ * -1 when the limit stays. */
+static int64_t sched_deadline_limit(const ctld_job_t *job, int64_t now)
+{
+    int64_t dl = job->sx ? job->sx->deadline : 0;
+    if (!dl || job->time_min <= 0 || (job->time_limit >= 0 && now + job->time_limit * 60 <= dl))
+        return -1;
+    int64_t mins = (dl - now) / 60;
+    return mins > job->time_min ? mins : job->time_min;
+}
+
 static void sched_start(ctld_t *c, ctld_job_t *job, const loom_sched_alloc_t *a, int64_t now)
 {
     json_t *extra = json_pack("{s:o, s:I, s:s}", "alloc", ctld_alloc_to_json(c, a), "start_time",
                               (json_int_t)now, "batch_host", c->snodes[a->nodes[0].node].name);
+    int64_t limit = sched_deadline_limit(job, now);
+    if (limit >= 0)
+        json_object_set_new(extra, "time_limit", json_integer((json_int_t)limit));
     loom_err_t err = {0};
     if (ctld_job_event(c, job, LOOM_JOB_EV_START, extra, &err) < 0) {
         loom_error("cannot start job %u: %s", job->id, err.msg);

@@ -274,8 +274,8 @@ int ctld_sched_req_extend(ctld_t *c, ctld_job_t *job, loom_err_t *err)
     ctld_sched_job_t *sx = sjob_get(job);
     const json_t *d = job->desc;
     loom_sched_req_t *r = &job->req;
-    sx->oversubscribe = json_is_true(json_object_get(d, "oversubscribe"));
-    sx->deadline = sjob_int(d, "deadline");
+    sx->oversubscribe = job->oversub == 'y';
+    sx->deadline = job->deadline;
     sjob_gpus(c, job, d, r);
     sjob_mem(c, job, d, r);
     sjob_cons(job, sx, r);

@@ -296,6 +296,67 @@ def test_scontrol_update_relative_time_and_held_priority(cluster):
     assert (cluster.root / ("moved_%d.out" % k)).read_text() == "moved\n"
 
 
+def test_deadline_reboot_oversubscribe_and_layout_as_slurm(cluster):
+    """As slurmctld/scontrol/squeue 22.05.8 (side by side): --deadline,
+    --reboot, --oversubscribe and the layout options are shown; MinCPUsNode,
+    Deadline, OverSubscribe and Reboot of a pending job can be updated (a
+    running job takes Deadline and leaves it, refuses the others); a
+    --deadline job without --time starts with its limit cut to end by it."""
+    def show(j):
+        return run(cluster, "scontrol", "show", "job", str(j)).stdout
+
+    j = int(run(cluster, "sbatch", "--parsable", "-H", "-n2", "--ntasks-per-node=2",
+                "--ntasks-per-core=1", "--ntasks-per-socket=2",
+                "--deadline=2030-01-01T00:00:00", "--reboot", "--wrap", "true").stdout)
+    out = show(j)
+    for want in (" Reboot=1 ", "TimeMin=00:01:00", " Deadline=2030-01-01T00:00:00",
+                 "ReqB:S:C:T=0:0:*:*", "Socks/Node=* NtasksPerN:B:S:C=2:0:2:1 ",
+                 "OverSubscribe=NO "):
+        assert want in out, (want, out)
+    k = int(run(cluster, "sbatch", "--parsable", "-H", "--sockets-per-node=1",
+                "--cores-per-socket=2", "--threads-per-core=1", "--oversubscribe",
+                "--wrap", "true").stdout)
+    out = show(k)
+    for want in ("ReqB:S:C:T=0:0:2:1", "Socks/Node=1 NtasksPerN:B:S:C=0:0:*:* ",
+                 "OverSubscribe=YES ", "TimeMin=N/A"):
+        assert want in out, (want, out)
+    p = run(cluster, "squeue", "-h", "-j", "%d,%d" % (j, k), "-O",
+            "JobID:4,NTPerNode:4,NTPerCore:4,NTPerSocket:4,Deadline,Reboot:2,SCT:6,"
+            "OverSubscribe:4,BatchFlag:2,Profile:7,SiblingsViableRaw:3")
+    assert p.stdout.splitlines() == [
+        "%-4d0   N/A N/A N/A                 0 1:2:1 YES 1 NotSet NA " % k,
+        "%-4d2   1   2   2030-01-01T00:00:00 1 *:*:* NO  1 NotSet NA " % j], p.stdout
+    # updates of a pending job
+    h = sleeper(cluster, "upd", hold=True)
+    for kv in ("MinCPUsNode=2", "Deadline=2030-01-01T00:00:00", "OverSubscribe=yes",
+               "Reboot=yes"):
+        run(cluster, "scontrol", "update", "JobId=%d" % h, kv)
+    out = show(h)
+    for want in (" Reboot=1 ", " Deadline=2030-01-01T00:00:00", " NumCPUs=2 ",
+                 "MinCPUsNode=2 ", "OverSubscribe=YES "):
+        assert want in out, (want, out)
+    run(cluster, "scontrol", "update", "JobId=%d" % h, "OverSubscribe=no", "Reboot=no")
+    out = show(h)
+    assert " Reboot=0 " in out and "OverSubscribe=NO " in out, out
+    p = run(cluster, "scontrol", "update", "JobId=%d" % h, "Deadline=2020-01-01", rc=1)
+    assert p.stderr == "Invalid time specified for job %d\n" % h, p.stderr
+    p = run(cluster, "scontrol", "update", "JobId=%d" % h, "Reboot=maybe", rc=1)
+    assert p.stderr == "scontrol: error: Invalid reboot value: maybe\n", p.stderr
+    run(cluster, "scancel", "%d" % j, "%d" % k, "%d" % h)
+    # a running job, and the limit cut to the deadline
+    r = int(run(cluster, "sbatch", "--parsable", "--deadline=now+10minutes",
+                "--wrap", "sleep 60").stdout)
+    cluster.wait_job(r, "RUNNING")
+    limit = re.search(r"TimeLimit=(\S+)", show(r)).group(1)
+    assert limit in ("00:09:00", "00:10:00"), limit
+    before = re.search(r"Deadline=(\S+)", show(r)).group(1)
+    run(cluster, "scontrol", "update", "JobId=%d" % r, "Deadline=2031-01-01T00:00:00")
+    assert re.search(r"Deadline=(\S+)", show(r)).group(1) == before != "N/A"
+    p = run(cluster, "scontrol", "update", "JobId=%d" % r, "Reboot=yes", rc=1)
+    assert p.stderr == "Job is no longer pending execution for job %d\n" % r, p.stderr
+    run(cluster, "scancel", str(r))
+
+
 def test_squeue_held_jobs_newest_first(make_cluster):
     """Held jobs tie on every default sort key (priority 0): squeue 22.05.8
     lists them newest first (side by side), after the other pending jobs."""
