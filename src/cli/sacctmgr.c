@@ -76,9 +76,11 @@ static int sacctmgr_opts(sam_t *s, int argc, char **argv)
                                              {"version", no_argument, NULL, 'V'},
                                              {"json", no_argument, NULL, 'J'},
                                              {"help", no_argument, NULL, 'h'},
+                                             {"oneliner", no_argument, NULL, 'o'},
+                                             {"readonly", no_argument, NULL, 'r'},
                                              {NULL, 0, NULL, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "inpPsQvVhM:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "inoprPsQvVhM:", longopts, NULL)) != -1) {
         switch (c) {
         case 'i':
             s->immediate = true;
@@ -98,6 +100,10 @@ static int sacctmgr_opts(sam_t *s, int argc, char **argv)
         case 'J':
             s->json = true;
             break;
+        case 'r':
+            s->readonly = true;
+            break;
+        case 'o': /* one record a line: what Loom's show prints anyway */
         case 'Q':
         case 'v':
         case 'M':
@@ -136,6 +142,10 @@ static int sacctmgr_run(sam_t *s, int argc, char **argv)
     }
     if (show)
         return sam_show(s, ent, argc - 2, argv + 2);
+    if (s->readonly) {
+        fprintf(stderr, "Can't run this command in readonly mode.\n");
+        return 1;
+    }
     if (!strcasecmp(cmd, "add") || !strcasecmp(cmd, "create"))
         return sam_add(s, ent, argc - 2, argv + 2);
     if (!strcasecmp(cmd, "modify") || !strcasecmp(cmd, "update"))

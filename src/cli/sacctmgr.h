@@ -21,6 +21,7 @@ typedef struct sam {
     loom_rpc_t *rpc;
     loom_pf_t pf;
     bool immediate, withassoc, json, tree;
+    bool readonly; /* -r: show only */
     bool wolimits; /* show cluster WOLimits: the cluster's own columns only */
     int argc;
     char **argv;

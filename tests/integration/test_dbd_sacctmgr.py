@@ -67,6 +67,17 @@ def test_commit_question(dbd):
     assert p.stdout == "normal\nq1\n"
 
 
+def test_readonly_and_oneliner(dbd):
+    """-r/--readonly refuses every change with sacctmgr 22.05.8's words and
+    still shows; -o/--oneliner is taken (Loom prints a record a line anyway)."""
+    for argv in (["add", "account", "ro1"], ["modify", "qos", "normal", "set", "priority=5"],
+                 ["delete", "qos", "normal"]):
+        p = dbd.run(["sacctmgr", "-r", "-i"] + argv)
+        assert (p.returncode, p.stderr) == (1, "Can't run this command in readonly mode.\n"), argv
+    p = dbd.run(["sacctmgr", "--readonly", "-o", "-n", "-P", "show", "qos", "format=name,priority"])
+    assert (p.returncode, p.stdout) == (0, "normal|0\n"), p.stderr
+
+
 def test_unsigned_tcp_and_ping(dbd):
     assert dbd.call({"type": "ping"})["rc"] == 0
     assert dbd.call({"type": "ping"}, sign=False) is None  # dropped: TCP needs the key
