@@ -257,12 +257,22 @@ class Cluster:
             cmd = _cmdline(pid)
             if cmd and cmd[0].endswith("loomstepd") and any(str(self.root) in a for a in cmd):
                 sessions.add(pid)
+        # a job's own session (a batch script's setsid) too: every descendant
+        children = {}
         for pid in _pids():
-            if _session(pid) in sessions:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
+            children.setdefault(_stat_field(pid, 1), []).append(pid)
+        doomed, todo = set(), list(sessions)
+        while todo:
+            pid = todo.pop()
+            if pid not in doomed:
+                doomed.add(pid)
+                todo.extend(children.get(pid, []))
+        doomed |= {pid for pid in _pids() if _session(pid) in sessions}
+        for pid in doomed:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
     # -- talking to it --
     def ping(self):
@@ -385,13 +395,18 @@ def _cmdline(pid):
         return None
 
 
-def _session(pid):
-    """The session id of pid (field 6 of /proc/pid/stat), or None."""
+def _stat_field(pid, k):
+    """Field k after the command of /proc/pid/stat (1: ppid, 3: session), or None."""
     try:
         with open("/proc/%d/stat" % pid) as f:
-            return int(f.read().rsplit(")", 1)[1].split()[3])
+            return int(f.read().rsplit(")", 1)[1].split()[k])
     except (OSError, IndexError, ValueError):
         return None
+
+
+def _session(pid):
+    """The session id of pid (field 6 of /proc/pid/stat), or None."""
+    return _stat_field(pid, 3)
 
 
 @pytest.fixture
