@@ -17,6 +17,7 @@
 #include "cli/cli_format.h"
 
 #include "common/jobid.h"
+#include "common/jobstate.h"
 #include "common/xalloc.h"
 
 #include <getopt.h>
@@ -35,6 +36,7 @@ typedef struct sstat_use {
     const char *rd_node, *wr_node;
     int64_t rd_task, wr_task;
     char nodes[256];
+    char pids[4096]; /* the processes of a running step (-i, Pids) */
 } sstat_use_t;
 
 typedef void sstat_get_f(const sstat_use_t *u, bool convert, loom_sbuf_t *out);
@@ -129,6 +131,7 @@ SSTAT_CPU(f_avecpu, u->ntasks ? u->total_cpu / u->ntasks : 0)
 SSTAT_INT(f_ntasks, u->ntasks)
 SSTAT_STR(f_unknown, u ? "Unknown" : "")
 SSTAT_STR(f_nodes, u->nodes)
+SSTAT_STR(f_pids, u->pids)
 SSTAT_BYTES(f_maxrd, u->max_rd)
 SSTAT_STR(f_maxrd_node, u->rd_node)
 SSTAT_INT(f_maxrd_task, u->rd_task)
@@ -174,6 +177,7 @@ static const sstat_field_t sstat_fields[] = {
     {"Nodelist", 20, f_nodes},
     {"ConsumedEnergyRaw", 17, f_zero},
     {"ReqCPUFreq", 13, f_unknown},
+    {"Pids", 20, f_pids},
 };
 
 /* Fields printed without -o: sstat's own list stops before Nodelist. */
@@ -213,11 +217,22 @@ static int sstat_format(sstat_t *s, const char *spec)
     return rc;
 }
 
+static int sstat_name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* sstat 22.05's -e: the names sorted, four a line in 19 columns and a space,
+ * the line's last one ending it. */
 static void sstat_helpformat(void)
 {
-    size_t n = sizeof(sstat_fields) / sizeof(sstat_fields[0]);
-    for (size_t i = 0; i < n; i++)
-        printf("%-20s%s", sstat_fields[i].name, (i % 4 == 3 || i + 1 == n) ? "\n" : "");
+    enum { N = sizeof(sstat_fields) / sizeof(sstat_fields[0]) };
+    const char *names[N];
+    for (size_t i = 0; i < N; i++)
+        names[i] = sstat_fields[i].name;
+    qsort(names, N, sizeof(names[0]), sstat_name_cmp);
+    for (size_t i = 0; i < N; i++)
+        printf("%-19s%c", names[i], (i % 4 == 3 || i + 1 == N) ? '\n' : ' ');
 }
 
 /* One node's disk figures (max_disk_read, ...: common/usage.h) into u. */
@@ -273,6 +288,10 @@ static void sstat_combine(const json_t *nodes, sstat_use_t *u)
         }
         sstat_disk(n, name, u, &rd_sum, &wr_sum);
         loom_sbuf_addf(&names, "%s%s", names.len ? "," : "", name);
+        const char *pids = loom_js(n, "pids");
+        size_t have = strlen(u->pids);
+        if (pids && *pids && have < sizeof(u->pids))
+            snprintf(u->pids + have, sizeof(u->pids) - have, "%s%s", have ? "," : "", pids);
     }
     if (u->min_cpu < 0)
         u->min_cpu = 0;
@@ -353,24 +372,31 @@ static bool sstat_step(sstat_t *s, uint32_t job, int64_t step, loom_sbuf_t *out)
     return rc == 0;
 }
 
-/* The running steps of a job (job.info with steps). */
+/* The running steps of a job (job.info with steps), as sstat 22.05: the
+ * first step, or with -a the batch step and every step; an unknown job and
+ * one with nothing running are errors, a running job without steps is not. */
 static void sstat_job_steps(sstat_t *s, uint32_t job, bool all, loom_sbuf_t *out)
 {
     json_t *body = json_pack("{s:[I], s:b}", "job_ids", (json_int_t)job, "steps", 1), *reply = NULL;
     loom_cli_call(&s->cli, "job.info", body, &reply, NULL);
     json_decref(body);
-    json_t *steps = json_object_get(json_array_get(json_object_get(reply, "jobs"), 0), "steps");
-    size_t i;
-    json_t *st;
-    bool any = false;
-    json_array_foreach(steps, i, st)
-    {
-        any |= sstat_step(s, job, (uint32_t)loom_ji(st, "step_id", 0), out);
-        if (any && !all)
-            break;
-    }
-    if (!any)
+    json_t *rec = json_array_get(json_object_get(reply, "jobs"), 0);
+    uint32_t base = loom_job_base(loom_cli_job_state(rec));
+    if (!rec) {
         loom_cli_error(&s->cli, "couldn't get steps for job %u", (unsigned)job);
+    } else if (base != LOOM_JOB_RUNNING && base != LOOM_JOB_SUSPENDED) {
+        loom_cli_error(&s->cli, "No steps running for job %u", (unsigned)job);
+    } else {
+        if (all && loom_ji(rec, "batch_flag", 1))
+            sstat_step(s, job, LOOM_STEP_BATCH, out);
+        size_t i;
+        json_t *st;
+        json_array_foreach(json_object_get(rec, "steps"), i, st)
+        {
+            if (sstat_step(s, job, (uint32_t)loom_ji(st, "step_id", 0), out) && !all)
+                break;
+        }
+    }
     json_decref(reply);
 }
 
@@ -388,9 +414,11 @@ static int sstat_args(sstat_t *s, int argc, char **argv)
                                              {"version", no_argument, NULL, 'V'},
                                              {"usage", no_argument, NULL, 'h'},
                                              {"help", no_argument, NULL, 'h'},
+                                             {"pidformat", no_argument, NULL, 'i'},
+                                             {"verbose", no_argument, NULL, 'v'},
                                              {NULL, 0, NULL, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "ao:ej:nNpPVhi", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ao:ej:nNpPVhiv", longopts, NULL)) != -1) {
         switch (c) {
         case 'a':
             s->all_steps = true;
@@ -423,7 +451,12 @@ static int sstat_args(sstat_t *s, int argc, char **argv)
         case 'h':
             printf("Usage: sstat [options] -j job[.stepid]\n");
             exit(0);
-        case 'i':
+        case 'i': /* -i: this list instead of any other */
+            s->ncols = 0;
+            if (sstat_format(s, "JobID,Nodelist,Pids") < 0)
+                return -1;
+            break;
+        case 'v':
             break;
         default:
             return -1;

@@ -3,6 +3,7 @@
  */
 #include "noded/stepd_usage.h"
 
+#include "common/sbuf.h"
 #include "common/usage.h"
 #include "common/xalloc.h"
 #include "noded/conn.h"
@@ -59,6 +60,7 @@ struct loom_gather {
     gather_nvml_t *nvml;
     uint64_t util_sum, util_samples;
     long hz, page_kib;
+    loom_sbuf_t pids; /* the last sample's processes, "12,13" (sstat -i) */
 };
 
 /* ------------------------------------------------------------------ NVML */
@@ -198,6 +200,7 @@ void loom_gather_sample(loom_gather_t *g)
         t->cur_rd = t->cur_wr = 0;
         t->alive = false;
     }
+    loom_sbuf_reset(&g->pids);
     DIR *d = opendir("/proc");
     struct dirent *e;
     while (d && (e = readdir(d))) {
@@ -205,8 +208,10 @@ void loom_gather_sample(loom_gather_t *g)
         if (!isdigit((unsigned char)e->d_name[0]) || loom_gather_proc(atoi(e->d_name), &p) < 0)
             continue;
         int idx = g->owner(g->arg, &p);
-        if (idx >= 0 && (uint32_t)idx < g->ntasks)
-            gather_proc(g, &g->tasks[idx], &p);
+        if (idx < 0 || (uint32_t)idx >= g->ntasks)
+            continue;
+        gather_proc(g, &g->tasks[idx], &p);
+        loom_sbuf_addf(&g->pids, "%s%d", g->pids.len ? "," : "", p.pid);
     }
     if (d)
         closedir(d);
@@ -348,6 +353,8 @@ json_t *loom_gather_summary(loom_gather_t *g, bool final)
     int util = g->util_samples ? (int)(g->util_sum / g->util_samples) : -1;
     json_t *o = loom_usage_node_json(g->node_name, u, g->ntasks, (int64_t)g->ngpus * elapsed, util);
     free(u);
+    if (!g->final) /* a running step's processes, for sstat -i */
+        json_object_set_new(o, "pids", json_string(loom_sbuf_str(&g->pids)));
     return o;
 }
 
@@ -366,6 +373,7 @@ void loom_gather_destroy(loom_gather_t *g)
     free(g->gpus);
     free(g->node_name);
     free(g->cgroup_dir);
+    loom_sbuf_free(&g->pids);
     uv_timer_stop(&g->timer);
     loom_uv_close_once((uv_handle_t *)&g->timer, gather_closed);
 }

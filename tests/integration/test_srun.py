@@ -252,9 +252,12 @@ def test_killed_srun_frees_its_step(cluster):
 
 def test_scancel_step_and_sstat(cluster):
     need("salloc", "scancel", "sstat")
-    script = ("srun -n2 bash -c 'x=$(seq 100000 | tail -1); sleep 300' &\n"
+    script = ("srun -n2 bash -c 'x=$(seq 100000 | tail -1); sleep 307' &\n"
               "sleep 1.5\n"
               "sstat -p -n -o JobID,NTasks,MaxRSSNode $SLURM_JOB_ID.0\n"
+              "sstat -i -P -n -j $SLURM_JOB_ID.0\n"
+              "echo \"pids $(pgrep -d, -f '^sleep 307$')\"\n"
+              "sstat -n -j $SLURM_JOB_ID -o JobID\n"
               "scancel $SLURM_JOB_ID.0\n"
               "wait $!\n"
               "echo srun=$?\n")
@@ -262,6 +265,18 @@ def test_scancel_step_and_sstat(cluster):
     assert p.returncode == 0, p.stderr
     st = [l for l in lines(p.stdout) if l.count("|") == 3]
     assert len(st) == 1 and re.fullmatch(r"\d+\.0\|2\|node1\|", st[0]), p.stdout
+    # -i/--pidformat: the step's processes (both tasks' sleeps among them)
+    pidline = next(l for l in lines(p.stdout) if re.fullmatch(r"\d+\.0\|node1\|[\d,]+", l))
+    sleeps = next(l for l in lines(p.stdout) if l.startswith("pids "))[5:].split(",")
+    assert len(sleeps) == 2 and set(sleeps) <= set(pidline.split("|")[2].split(",")), p.stdout
+    # -e: the names sorted, four a line, 19 columns and a space, the last ending the line
+    names = cluster.run("sstat", "-e").stdout
+    assert names.startswith("AveCPU              AveCPUFreq          AveDiskRead         "
+                            "AveDiskWrite       \n"), names
+    assert names.split() == sorted(names.split()) and "Pids" in names.split(), names
+    # J alone: its first step
+    ids = [l.strip() for l in lines(p.stdout) if re.fullmatch(r"\d+\.0\s*", l)]
+    assert len(ids) == 1, p.stdout
     assert re.search(r"slurmstepd-node1: error: \*\*\* STEP \d+\.0 ON node1 CANCELLED AT",
                      p.stdout + p.stderr)
     assert "srun=143" in p.stdout or "srun=137" in p.stdout, p.stdout + p.stderr
