@@ -267,6 +267,9 @@ static const struct option scontrol_longopts[] = {
     {"version", no_argument, NULL, 'V'},
     {"yaml", optional_argument, NULL, OPT_YAML},
     {"clusters", required_argument, NULL, 'M'},
+    {"federation", no_argument, NULL, OPT_IGNORE},
+    {"future", no_argument, NULL, 'F'}, /* Loom has no FUTURE nodes to add */
+    {"uid", required_argument, NULL, 'u'},
     {NULL, 0, NULL, 0},
 };
 
@@ -275,10 +278,12 @@ static int scontrol_options(loom_scontrol_t *sc, int argc, char **argv)
 {
     int c, verbose = 0;
     /* '+': stop at the first command word ("scontrol show job -d" is not ours) */
-    while ((c = getopt_long(argc, argv, "+adhM:oQvV", scontrol_longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+adFhM:oQu:vV", scontrol_longopts, NULL)) != -1) {
         switch (c) {
         case 'a':
+        case 'F':
         case 'M':
+        case 'u': /* the caller's own uid is what the controller checks */
         case OPT_IGNORE:
             break;
         case 'd':

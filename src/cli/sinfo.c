@@ -161,6 +161,7 @@ static const struct option sinfo_longopts[] = {
     {"version", no_argument, NULL, 'V'},
     {"yaml", optional_argument, NULL, OPT_YAML},
     {"clusters", required_argument, NULL, 'M'},
+    {"reservation", no_argument, NULL, 'T'},
     {NULL, 0, NULL, 0},
 };
 
@@ -237,6 +238,9 @@ static int sinfo_option(sinfo_t *s, int c, const char *arg)
     case 'V':
         loom_cli_version();
         return 0;
+    case 'T': /* Loom has no reservations: sinfo 22.05's words for none */
+        printf("No reservations in the system\n");
+        return 0;
     case OPT_HELP:
         sinfo_usage();
         return 0;
@@ -261,7 +265,7 @@ static int sinfo_parse(sinfo_t *s, int argc, char **argv)
     if ((e = getenv("SINFO_PARTITION")) && *e)
         loom_strv_split(&s->o.parts, e, ",");
     int c;
-    while ((c = getopt_long(argc, argv, "adehi:lM:n:No:O:p:rRsS:t:vV", sinfo_longopts, NULL)) !=
+    while ((c = getopt_long(argc, argv, "adehi:lM:n:No:O:p:rRsS:t:TvV", sinfo_longopts, NULL)) !=
            -1) {
         int rc = sinfo_option(s, c, optarg);
         if (rc <= 0)

@@ -431,6 +431,12 @@ SINFO_ALL_HEADER = (
 def test_sinfo_fields_and_options_as_slurm(cluster):
     p = run(cluster, "sinfo", "-h", "-o", "%B|%V|%I|%S|%R|%p")
     assert p.stdout == "UNLIMITED|N/A|1|all|debug|1\n"
+    # -T/--reservation: none exist (22.05.8's words); scontrol's -F, --uid, --federation
+    for opt in ("-T", "--reservation"):
+        assert run(cluster, "sinfo", opt).stdout == "No reservations in the system\n"
+    p = run(cluster, "scontrol", "-F", "--uid=%d" % os.getuid(), "--federation", "show",
+            "partition")
+    assert p.stdout.startswith("PartitionName=debug\n"), p.stdout
     p = run(cluster, "sinfo", "-O", "Cluster,AllocNodes:12,MaxCPUsPerNode,Comment:8,Extra:6")
     assert p.stdout.splitlines() == [
         "CLUSTER             ALLOCNODES  MAX_CPUS_PER_NODE   COMMENT EXTRA ",
