@@ -1150,6 +1150,22 @@ int ctld_policy_update(ctld_t *c, const ctld_job_t *job, bool admin, loom_err_t 
     return 0;
 }
 
+void ctld_policy_drop_unknown(ctld_t *c, const ctld_job_t *job, json_t *set)
+{
+    unsigned enf = c->conf->accounting_storage_enforce;
+    const ctld_assoc_tree_t *t = ctld_assoc_enabled(c) ? ctld_assoc_tree(c) : NULL;
+    if (!t)
+        return;
+    const char *qos = json_string_value(json_object_get(set, "qos"));
+    if (qos && *qos && !(enf & LOOM_ENFORCE_QOS) && !ctld_assoc_qos(t, qos))
+        json_object_del(set, "qos");
+    const char *acct = json_string_value(json_object_get(set, "account"));
+    const char *part = json_string_value(json_object_get(set, "partition"));
+    if (acct && *acct && !(enf & LOOM_ENFORCE_ASSOCS) &&
+        !ctld_assoc_find(t, job->user, acct, part ? part : job->part->cfg->name))
+        json_object_del(set, "account");
+}
+
 double ctld_policy_qos_norm(const ctld_t *c, const ctld_job_t *job)
 {
     const ctld_assoc_tree_t *t = ctld_assoc_tree(c);

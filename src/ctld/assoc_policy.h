@@ -105,6 +105,11 @@ int ctld_policy_submit(ctld_t *c, ctld_job_t *job, loom_err_t *err);
  * combination must have an association, and its QOS must exist and (unless
  * an administrator asks, as slurmctld allows) be one the association may use. */
 int ctld_policy_update(ctld_t *c, const ctld_job_t *job, bool admin, loom_err_t *err);
+/* scontrol update QOS=/Account= without AccountingStorageEnforce: a QOS that
+ * does not exist, or an account without an association for the job's user
+ * and partition, is dropped from `set` (slurmctld 22.05 answers 0 and keeps
+ * the job's). */
+void ctld_policy_drop_unknown(ctld_t *c, const ctld_job_t *job, json_t *set);
 /* Drop the entries (sorted, as a pass sees them) whose jobs would go over a
  * limit, setting their reasons when set_reason; returns the new count.
  * Entries of one offer share a slot (< nslots). */

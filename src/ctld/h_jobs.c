@@ -712,6 +712,8 @@ static int h_upd_one(ctld_t *c, const ctld_peer_t *peer, ctld_job_t *job, const 
         return loom_errf(err, -LOOM_EJOB_FINISHED, "job %u is done", job->id);
     json_t *set = json_object();
     int rc = h_upd_translate(c, job, changes, peer->role >= LOOM_ROLE_ADMIN, set, err);
+    if (rc == 0)
+        ctld_policy_drop_unknown(c, job, set);
     if (rc == 0 && json_object_size(set))
         rc = h_upd_dry_run(c, job, set, peer->role >= LOOM_ROLE_ADMIN, err);
     if (rc == 0 && json_object_size(set)) {

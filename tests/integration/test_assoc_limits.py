@@ -280,6 +280,27 @@ def test_update_account_qos(acct):
     assert a.c.job(int(j))["account"] == "chem"
 
 
+def test_update_unknown_account_qos_unenforced(acct):
+    """Without AccountingStorageEnforce, slurmctld 22.05.8 answers 0 to an
+    unknown QOS or an account without an association and keeps the job's
+    (side by side); known ones are taken."""
+    a = acct(enforce="none")
+    a.mgr("add", "account", "phys")
+    a.mgr("add", "account", "chem")
+    a.mgr("add", "qos", "fast")
+    a.add_user("phys")
+    a.add_user("chem")
+    a.c.start()
+    a.wait_loaded()
+    j = int(a.sbatch("-A", "phys", "--hold", "--wrap=true").stdout)
+    for kv in ("Account=nosuch", "QOS=nosuch"):
+        p = a.c.run("scontrol", "update", "jobid=%d" % j, kv)
+        assert (p.returncode, p.stderr) == (0, ""), (kv, p.stderr)
+    assert (a.c.job(j)["account"], a.c.job(j)["qos"]) == ("phys", "normal")
+    a.c.run("scontrol", "update", "jobid=%d" % j, "Account=chem", "QOS=fast", check=True)
+    assert (a.c.job(j)["account"], a.c.job(j)["qos"]) == ("chem", "fast")
+
+
 def test_removed_qos_holds_job(acct):
     """A pending job whose QOS goes away waits with InvalidQOS."""
     a = acct()
