@@ -6,6 +6,7 @@
 
 #include "cli/cli_format.h"
 
+#include "common/jobenv.h"
 #include "common/log.h"
 #include "common/munge.h"
 #include "common/proto.h"
@@ -247,6 +248,21 @@ void loom_cli_verbose(const loom_cli_t *cli, const char *fmt, ...)
     va_start(ap, fmt);
     loom_logv(LOOM_LOG_VERBOSE, fmt, ap);
     va_end(ap);
+}
+
+enum { CLI_SLURM_PROTOCOL = 9728 }; /* Slurm 22.05's protocol version number */
+
+void loom_cli_working_cluster(loom_cli_t *cli, loom_strv_t *env)
+{
+    const loom_conf_t *c = loom_cli_conf(cli, NULL);
+    if (!c || !c->n_ctld_hosts)
+        return;
+    const loom_conf_host_t *h = &c->ctld_hosts[0];
+    const char *sel = c->select_type ? c->select_type : "";
+    int id = strstr(sel, "cons_res") ? 101 : strstr(sel, "linear") ? 102 : 109;
+    loom_jobenv_setf(env, "SLURM_WORKING_CLUSTER", "%s:%s:%lld:%d:%d",
+                     c->cluster_name ? c->cluster_name : "", h->addr ? h->addr : h->name,
+                     (long long)c->slurmctld_port, CLI_SLURM_PROTOCOL, id);
 }
 
 void loom_cli_version(void)

@@ -84,6 +84,10 @@ void loom_cli_warnings(const loom_cli_t *cli, const loom_strv_t *lines, bool eve
  * or the controller's explanation and "allocation failure: <text>", on
  * stderr. Returns 0 or the error. */
 int loom_cli_test_only(loom_cli_t *cli, json_t *body);
+/* SLURM_WORKING_CLUSTER=<cluster>:<controller address>:<port>:<protocol>:<select
+ * plugin id>, which sbatch and salloc 22.05 give their jobs; nothing without
+ * a configuration. */
+void loom_cli_working_cluster(loom_cli_t *cli, loom_strv_t *env);
 /* Print "slurm 22.05.8" to stdout. */
 void loom_cli_version(void);
 /* Write out to stdout and empty it. */

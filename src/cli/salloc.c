@@ -258,6 +258,7 @@ static int salloc_run(salloc_t *a)
     loom_jobenv_export(NULL, environ, &a->env, NULL);
     srun_alloc_env(&a->cli, &a->jo, a->job, &a->env);
     loom_jobenv_set(&a->env, "SLURM_NODE_ALIASES", "(null)"); /* salloc 22.05 sets it so */
+    loom_cli_working_cluster(&a->cli, &a->env);
     int code = a->cli.exit_error;
     if (salloc_spawn(a) == 0) {
         salloc_wait(a);

@@ -40,6 +40,10 @@ def test_allocation_environment(cluster):
             "SLURM_NODE_ALIASES": "(null)"}  # salloc 22.05 sets it so
     for k, v in want.items():
         assert env.get(k) == v, (k, env.get(k), v)
+    # cluster:controller address:port:protocol 22.05:select/cons_tres, as salloc 22.05
+    port = re.search(r"^SlurmctldPort=(\d+)", cluster.conf.read_text(), re.M).group(1)
+    assert re.fullmatch(r"loomtest:[^:]+:%s:9728:109" % port,
+                        env.get("SLURM_WORKING_CLUSTER", "")), env
     # Batch-only and task variables do not belong to salloc's shell.
     for k in ("SLURM_PROCID", "SLURM_NODEID", "SLURMD_NODENAME", "SLURM_STEP_ID"):
         assert k not in env, k
