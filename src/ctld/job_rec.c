@@ -462,6 +462,24 @@ static void rec_layout(const ctld_job_t *job, json_t *rec)
     }
 }
 
+/* A pending job's node count as slurmctld 22.05 estimates it when only
+ * tasks were asked for: its CPUs over the partition's largest node, at most
+ * one node a task ("-n 3" on 2-CPU nodes: 2). */
+static uint32_t rec_nodes_estimate(const ctld_t *c, const ctld_job_t *job)
+{
+    if (job->max_nodes || job->min_nodes != 1 || !job->ntasks_set || job->ntasks < 2)
+        return job->min_nodes;
+    const loom_conf_part_t *p = job->part->cfg;
+    uint32_t most = 0;
+    for (size_t k = 0; k < p->n_nodes; k++)
+        if (c->snodes[p->node_idx[k]].cpus > most)
+            most = c->snodes[p->node_idx[k]].cpus;
+    if (!most)
+        return job->min_nodes;
+    uint32_t need = (uint32_t)(((uint64_t)job->min_cpus + most - 1) / most);
+    return need > job->ntasks ? job->ntasks : need > 1 ? need : 1;
+}
+
 /* Everything but job_id, state, reason and eligible_time, which change
  * often and are written around the cached text (ctld_job_rec_write). */
 static json_t *rec_base(const ctld_t *c, const ctld_job_t *job, bool full)
@@ -473,7 +491,7 @@ static json_t *rec_base(const ctld_t *c, const ctld_job_t *job, bool full)
         json_object_set_new(rec, "hold", json_string(job->hold == 'a' ? "admin" : "user"));
     json_object_set_new(rec, "num_nodes",
                         json_integer(job->alloc.nnodes ? (json_int_t)job->alloc.nnodes
-                                                       : (json_int_t)job->min_nodes));
+                                                       : (json_int_t)rec_nodes_estimate(c, job)));
     json_object_set_new(rec, "num_cpus",
                         json_integer(job->alloc.nnodes ? job->alloc.ncpus : job->min_cpus));
     json_object_set_new(rec, "requeue", json_boolean(job->requeue));

@@ -357,6 +357,23 @@ def test_deadline_reboot_oversubscribe_and_layout_as_slurm(cluster):
     run(cluster, "scancel", str(r))
 
 
+def test_pending_node_estimate_as_slurm(cluster):
+    """A pending job that asked only for tasks shows the nodes its CPUs need on
+    the partition's largest node, at most one a task, as squeue/scontrol
+    22.05.8 (side by side on 2-CPU nodes: -n 3 -> 2, -n 5 -> 3, -n 2 -c 2 -> 2,
+    -c 3 -> 1). The cluster's nodes have 4 CPUs."""
+    want = {("-n", "5"): "2", ("-n", "9"): "3", ("-n", "2", "-c", "3"): "2",
+            ("-c", "3"): "1", ("-n", "4"): "1", ("-N", "2", "-n", "2"): "2"}
+    ids = {}
+    for args in want:
+        ids[args] = run(cluster, "sbatch", "--parsable", "-H", *args, "--wrap", "true").stdout.strip()
+    for args, nodes in want.items():
+        p = run(cluster, "squeue", "-h", "-j", ids[args], "-o", "%D")
+        assert p.stdout.strip() == nodes, (args, p.stdout)
+    assert " NumNodes=3 " in run(cluster, "scontrol", "show", "job", ids[("-n", "9")]).stdout
+    run(cluster, "scancel", *ids.values())
+
+
 def test_squeue_held_jobs_newest_first(make_cluster):
     """Held jobs tie on every default sort key (priority 0): squeue 22.05.8
     lists them newest first (side by side), after the other pending jobs."""
