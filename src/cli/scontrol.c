@@ -208,6 +208,14 @@ static int scontrol_command(loom_scontrol_t *sc, int n, char **w, bool *quit)
         return scontrol_shutdown(sc, n - 1, w + 1);
     if (loom_scontrol_word_is(cmd, "write", 5))
         return scontrol_write(sc, n - 1, w + 1);
+    if (strcasecmp(cmd, "setdebug") == 0)
+        return loom_scontrol_setdebug(sc, n - 1, w + 1);
+    if (strcasecmp(cmd, "setdebugflags") == 0)
+        return loom_scontrol_setdebugflags(sc, n - 1, w + 1);
+    if (loom_scontrol_word_is(cmd, "schedloglevel", 3))
+        return loom_scontrol_schedloglevel(sc, n - 1, w + 1);
+    if (strcasecmp(cmd, "wait_job") == 0)
+        return loom_scontrol_wait_job(sc, n - 1, w + 1);
     if (loom_scontrol_word_is(cmd, "version", 3)) {
         loom_cli_version();
         return 0;

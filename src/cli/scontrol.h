@@ -1,5 +1,5 @@
 /*
- * scontrol.h - what scontrol.c, scontrol_show.c and scontrol_update.c share
+ * scontrol.h - what scontrol.c and its scontrol_*.c parts share
  * (CLI_SPEC §9).
  *
  * scontrol.c parses the global options and dispatches a command line (argv
@@ -37,6 +37,14 @@ int loom_scontrol_suspend(loom_scontrol_t *sc, bool resume, int n, char **words)
 
 /* ping: "Slurmctld(primary) at <host> is UP"; exit status 0 when it answered. */
 int loom_scontrol_ping(loom_scontrol_t *sc);
+
+/* scontrol_admin.c: setdebug LEVEL, setdebugflags [+|-]NAME..., schedloglevel,
+ * wait_job J; show daemons (aliases false) and show aliases. */
+int loom_scontrol_setdebug(loom_scontrol_t *sc, int n, char **words);
+int loom_scontrol_setdebugflags(loom_scontrol_t *sc, int n, char **words);
+int loom_scontrol_schedloglevel(loom_scontrol_t *sc, int n, char **words);
+int loom_scontrol_wait_job(loom_scontrol_t *sc, int n, char **words);
+int loom_scontrol_show_host(loom_scontrol_t *sc, bool aliases, int n);
 
 /* Does word abbreviate name (case-insensitive, at least min characters)? */
 bool loom_scontrol_word_is(const char *word, const char *name, size_t min);

@@ -1299,6 +1299,8 @@ int loom_scontrol_show(loom_scontrol_t *sc, int n, char **w)
         loom_cli_error(&sc->cli, "No topology information available");
         return 0;
     }
+    if (loom_scontrol_word_is(what, "daemons", 3) || loom_scontrol_word_is(what, "aliases", 3))
+        return loom_scontrol_show_host(sc, loom_scontrol_word_is(what, "aliases", 3), n);
     if (loom_scontrol_word_is(what, "burstbuffer", 3) ||
         loom_scontrol_word_is(what, "federation", 3))
         return 0; /* none here: scontrol 22.05.8 prints nothing */

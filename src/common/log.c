@@ -2,7 +2,9 @@
 #include "common/log.h"
 #include "common/err.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -29,6 +31,115 @@ static const struct {
     {"Node", LOOM_LOGF_NODE},   {"Step", LOOM_LOGF_STEP},   {"Conf", LOOM_LOGF_CONF},
     {"Auth", LOOM_LOGF_AUTH},   {"DB", LOOM_LOGF_DB},
 };
+
+/* Slurm 22.05's DebugFlags and the subsystem each one maps to (0: none here). */
+static const struct {
+    const char *name;
+    uint32_t flag;
+} log_slurm_flags[] = {
+    {"Accrue", LOOM_LOGF_SCHED},
+    {"Agent", LOOM_LOGF_NODE},
+    {"Backfill", LOOM_LOGF_SCHED},
+    {"BackfillMap", LOOM_LOGF_SCHED},
+    {"BurstBuffer", 0},
+    {"Cgroup", LOOM_LOGF_STEP},
+    {"CPU_Bind", LOOM_LOGF_STEP},
+    {"CpuFrequency", 0},
+    {"Data", 0},
+    {"Dependency", LOOM_LOGF_SCHED},
+    {"Elasticsearch", 0},
+    {"Energy", LOOM_LOGF_NODE},
+    {"ExtSensors", 0},
+    {"Federation", 0},
+    {"FrontEnd", 0},
+    {"Gang", LOOM_LOGF_SCHED},
+    {"Gres", LOOM_LOGF_NODE},
+    {"Hetjob", 0},
+    {"Interconnect", 0},
+    {"JobAccountGather", LOOM_LOGF_STEP},
+    {"JobComp", LOOM_LOGF_DB},
+    {"JobContainer", LOOM_LOGF_STEP},
+    {"License", LOOM_LOGF_SCHED},
+    {"Network", LOOM_LOGF_PROTO},
+    {"NetworkRaw", LOOM_LOGF_PROTO},
+    {"NodeFeatures", LOOM_LOGF_NODE},
+    {"NO_CONF_HASH", LOOM_LOGF_CONF},
+    {"Power", LOOM_LOGF_NODE},
+    {"Priority", LOOM_LOGF_SCHED},
+    {"Profile", LOOM_LOGF_STEP},
+    {"Protocol", LOOM_LOGF_PROTO},
+    {"Reservation", LOOM_LOGF_SCHED},
+    {"Route", LOOM_LOGF_PROTO},
+    {"Script", LOOM_LOGF_STEP},
+    {"SelectType", LOOM_LOGF_SCHED},
+    {"Steps", LOOM_LOGF_STEP},
+    {"Switch", 0},
+    {"TimeCray", 0},
+    {"TraceJobs", LOOM_LOGF_SCHED},
+    {"Triggers", 0},
+    {"WorkQueue", 0},
+};
+
+static size_t log_slurm_flag_find(const char *name, size_t n)
+{
+    size_t i, count = sizeof(log_slurm_flags) / sizeof(log_slurm_flags[0]);
+    for (i = 0; i < count; i++)
+        if (strlen(log_slurm_flags[i].name) == n &&
+            strncasecmp(name, log_slurm_flags[i].name, n) == 0)
+            break;
+    return i;
+}
+
+int loom_log_slurm_flags(const char *list, uint32_t *flags, const char **bad, size_t *badlen)
+{
+    uint32_t out = 0;
+    for (const char *p = list ? list : ""; *p; p += *p == ',') {
+        size_t n = strcspn(p, ","), count = sizeof(log_slurm_flags) / sizeof(log_slurm_flags[0]);
+        size_t i = log_slurm_flag_find(p, n);
+        if (n && i == count) {
+            *bad = p;
+            *badlen = n;
+            return -LOOM_EPARSE;
+        }
+        out |= n ? log_slurm_flags[i].flag : 0;
+        p += n;
+    }
+    *flags = out;
+    return 0;
+}
+
+int loom_log_slurm_flags_edit(const char *list, const char *change, char **out)
+{
+    enum { N = sizeof(log_slurm_flags) / sizeof(log_slurm_flags[0]) };
+    bool on[N] = {false};
+    *out = NULL;
+    if (!change || (*change != '+' && *change != '-'))
+        return -EINVAL;
+    size_t k = log_slurm_flag_find(change + 1, strlen(change + 1));
+    if (k == N)
+        return -LOOM_EPARSE;
+    for (const char *p = list ? list : ""; *p; p += *p == ',') {
+        size_t n = strcspn(p, ","), i = log_slurm_flag_find(p, n);
+        if (i < N)
+            on[i] = true;
+        p += n;
+    }
+    on[k] = *change == '+';
+    size_t len = 1;
+    for (size_t i = 0; i < N; i++)
+        len += on[i] ? strlen(log_slurm_flags[i].name) + 1 : 0;
+    char *text = calloc(1, len);
+    if (!text)
+        return -ENOMEM;
+    for (size_t i = 0; i < N; i++)
+        if (on[i]) {
+            if (*text)
+                strcat(text, ",");
+            strcat(text, log_slurm_flags[i].name);
+        }
+    *out = text;
+    return 0;
+}
 
 int loom_log_init(const char *prog, loom_log_level_t level, const char *path, bool daemon_style)
 {

@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum {
@@ -45,6 +46,16 @@ void loom_log_set_flags(uint32_t flags);
 uint32_t loom_log_get_flags(void);
 /* Parse "Proto,Sched" (case-insensitive) into flags; -LOOM_EPARSE on an unknown name. */
 int loom_log_parse_flags(const char *s, uint32_t *flags);
+/* Slurm's DebugFlags names ("Backfill,Protocol"), each mapped to the Loom
+ * subsystem it covers (Protocol: Proto; Backfill, SelectType, Priority, ...:
+ * Sched; Steps, Cgroup, ...: Step; Gres, NodeFeatures, ...: Node; some to
+ * none). -LOOM_EPARSE on a name Slurm 22.05 does not know; *bad, *badlen
+ * then point at it. */
+int loom_log_slurm_flags(const char *list, uint32_t *flags, const char **bad, size_t *badlen);
+/* Apply change, "+Name" or "-Name", to a DebugFlags list: *out is the new
+ * list with Slurm's names in Slurm's order ("" for none; caller frees).
+ * -LOOM_EPARSE on an unknown name, -EINVAL without a sign. */
+int loom_log_slurm_flags_edit(const char *list, const char *change, char **out);
 /* Slurm's debug level names: quiet fatal error info verbose debug debug2..debug5. */
 int loom_log_parse_level(const char *s, loom_log_level_t *level);
 void loom_log_close(void);

@@ -15,6 +15,7 @@ static const loom_msg_type_t proto_types[] = {
     {"ping", LOOM_ROLE_USER, 1},
     {"shutdown", LOOM_ROLE_ADMIN, 1},
     {"reconfigure", LOOM_ROLE_ADMIN, 1},
+    {"debug.set", LOOM_ROLE_ADMIN, 1},
     {"job.submit", LOOM_ROLE_USER, 1},
     {"job.info", LOOM_ROLE_USER, 1},
     {"job.signal", LOOM_ROLE_USER, 1},

@@ -1,6 +1,6 @@
 /*
  * h_misc.c - handlers of the controller, node and partition requests
- * (docs/proto/messages.md §3, §4): ping, shutdown, reconfigure, node.info,
+ * (docs/proto/messages.md §3, §4): ping, shutdown, reconfigure, debug.set, node.info,
  * node.update, part.info, config.info, node.register, node.heartbeat.
  * Each one: decode, validate, authorize (Security:), act, reply; one exit.
  */
@@ -11,6 +11,7 @@
 #include "ctld/node_mgr.h"
 #include "ctld/server.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -73,6 +74,56 @@ static int h_reconfigure(ctld_t *c, const ctld_peer_t *peer, const json_t *req, 
     int rc = ctld_reconfigure(c, &err);
     if (rc == 0)
         loom_info("reconfigured by uid %u", peer->uid);
+    *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");
+    return rc;
+}
+
+/* setdebug: the level by Slurm's name ("debug2"), kept for show config. */
+static int h_debug_level(ctld_t *c, const char *name, loom_err_t *err)
+{
+    loom_log_level_t level;
+    if (loom_log_parse_level(name, &level) < 0)
+        return loom_errf(err, -EINVAL, "invalid debug level: %s", name);
+    loom_log_set_level(level);
+    free(c->conf->slurmctld_debug);
+    c->conf->slurmctld_debug = loom_xstrdup(name);
+    return 0;
+}
+
+/* setdebugflags +Name / -Name: DebugFlags as show config prints them, and
+ * the Loom subsystems they cover (log.h). */
+static int h_debug_flag(ctld_t *c, const char *change, loom_err_t *err)
+{
+    char *list = NULL;
+    uint32_t flags = 0;
+    const char *bad;
+    size_t badlen;
+    if (loom_log_slurm_flags_edit(c->conf->debug_flags, change, &list) < 0)
+        return loom_errf(err, -EINVAL, "invalid debug flag: %s", change);
+    loom_log_slurm_flags(list, &flags, &bad, &badlen);
+    loom_log_set_flags(flags);
+    free(c->conf->debug_flags);
+    c->conf->debug_flags = *list ? list : NULL;
+    if (!*list)
+        free(list);
+    return 0;
+}
+
+/* scontrol setdebug / setdebugflags: the running controller's logging, until
+ * a reconfigure reads slurm.conf again (as slurmctld 22.05). */
+static int h_debug_set(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
+                       loom_sbuf_t *raw)
+{
+    loom_err_t err = {0};
+    /* Security: the registry requires the admin role. */
+    const char *level = json_string_value(json_object_get(req, "level"));
+    const char *flag = json_string_value(json_object_get(req, "flag"));
+    int rc = level  ? h_debug_level(c, level, &err)
+             : flag ? h_debug_flag(c, flag, &err)
+                    : loom_errf(&err, -EINVAL, "debug.set needs level or flag");
+    if (rc == 0)
+        loom_info("%s %s set by uid %u", level ? "debug level" : "debug flag", level ? level : flag,
+                  peer->uid);
     *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");
     return rc;
 }
@@ -187,6 +238,7 @@ const ctld_handler_t ctld_misc_handlers[] = {
     {"ping", h_ping},
     {"shutdown", h_shutdown},
     {"reconfigure", h_reconfigure},
+    {"debug.set", h_debug_set},
     {"node.info", h_node_info},
     {"node.update", h_node_update},
     {"part.info", h_part_info},

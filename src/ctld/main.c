@@ -72,6 +72,11 @@ static int main_log_setup(const ctld_opts_t *o, const loom_conf_t *conf)
 {
     loom_log_level_t level = loom_daemon_level(conf ? conf->slurmctld_debug : NULL, o->d.verbose);
     const char *path = o->d.log ? o->d.log : (conf ? conf->slurmctld_log_file : NULL);
+    uint32_t flags = 0;
+    const char *bad;
+    size_t badlen;
+    if (conf && loom_log_slurm_flags(conf->debug_flags, &flags, &bad, &badlen) == 0)
+        loom_log_set_flags(loom_log_get_flags() | flags); /* DebugFlags=Backfill,... */
     return loom_log_init("loomctld", level, path, true);
 }
 

@@ -374,6 +374,51 @@ def test_pending_node_estimate_as_slurm(cluster):
     run(cluster, "scancel", *ids.values())
 
 
+def test_scontrol_admin_commands_as_slurm(cluster):
+    """setdebug, setdebugflags, schedloglevel, wait_job and show daemons with
+    scontrol 22.05.8's words and exit statuses (side by side); the level
+    really changes the controller's log and show config shows both."""
+    log = cluster.logdir / "loomctld.log"
+
+    def started(jid):
+        return ("job %d started on" % jid) in log.read_text()
+    a = sleeper(cluster, "quiet", secs=1)
+    cluster.wait_job(a, "COMPLETED")
+    assert not started(a)  # a verbose line: not at SlurmctldDebug=info
+    run(cluster, "scontrol", "setdebug", "4")  # verbose, by number
+    b = sleeper(cluster, "loud", secs=1)
+    cluster.wait_job(b, "COMPLETED")
+    assert started(b)
+    conf = run(cluster, "scontrol", "show", "config").stdout
+    assert re.search(r"^SlurmctldDebug\s+= verbose$", conf, re.M), conf
+    run(cluster, "scontrol", "setdebug", "info")
+    run(cluster, "scontrol", "setdebugflags", "+protocol")
+    run(cluster, "scontrol", "setdebugflags", "+Backfill")
+    conf = run(cluster, "scontrol", "show", "config").stdout
+    assert re.search(r"^DebugFlags\s+= Backfill,Protocol$", conf, re.M), conf
+    run(cluster, "scontrol", "setdebugflags", "-Backfill")
+    run(cluster, "scontrol", "setdebugflags", "-Protocol")
+    for args, msg in ((["setdebug", "loud"], "invalid debug level: loud\n"),
+                      (["setdebugflags", "Backfill"],
+                       "invalid debug flag: Backfill\nUsage: setdebugflags [+|-]NAME\n"),
+                      (["setdebugflags", "+Nope"], "scontrol: error: Invalid DebugFlag: Nope\n"
+                                                   "invalid debug flag: +Nope\n"),
+                      (["schedloglevel", "1"], "slurm_set_schedlog_level error: Requested "
+                                               "operation is presently disabled\n"),
+                      (["wait_job", "99999"], "scontrol: Problem running job 99999\n"),
+                      (["wait_job", str(b)], "scontrol: Job %d no longer running\n" % b)):
+        assert scontrol_err(cluster, *args) == msg, args
+    r = sleeper(cluster, "ready")
+    cluster.wait_job(r, "RUNNING")
+    assert scontrol_err(cluster, "wait_job", str(r), rc=0) == (
+        "scontrol: Nodes are ready for job %d\n" % r)
+    run(cluster, "scancel", str(r))
+    # SlurmctldHost=localhost and NodeHostname=localhost: both daemons are "here";
+    # no NodeHostname is this host's own name, so there are no aliases
+    assert run(cluster, "scontrol", "show", "daemons").stdout == "slurmctld slurmd\n"
+    assert run(cluster, "scontrol", "show", "aliases").stdout == ""
+
+
 def test_squeue_held_jobs_newest_first(make_cluster):
     """Held jobs tie on every default sort key (priority 0): squeue 22.05.8
     lists them newest first (side by side), after the other pending jobs."""
