@@ -114,9 +114,12 @@ static double prio_ratio(double a, double b)
     return b > 0 ? a / b : 0;
 }
 
-/* When the job started to age: not while held, dependent or before its begin time. */
-static int64_t prio_eligible(const ctld_job_t *job)
+/* When the job started to age: not while held, dependent or before its begin
+ * time; with PriorityFlags=ACCRUE_ALWAYS from its submission whatever holds it. */
+static int64_t prio_eligible(const ctld_t *c, const ctld_job_t *job)
 {
+    if (c->sched.x->prio.flags & LOOM_PRIO_ACCRUE_ALWAYS)
+        return job->submit_time;
     if (job->hold || !strcmp(job->reason, "Dependency") || !strcmp(job->reason, "BeginTime") ||
         !strcmp(job->reason, "JobHeldUser") || !strcmp(job->reason, "JobHeldAdmin"))
         return 0;
@@ -152,7 +155,7 @@ static void prio_inputs(const ctld_t *c, const ctld_job_t *job, const ctld_part_
 {
     const ctld_sched_x_t *x = c->sched.x;
     *in = (loom_sched_prio_job_t){.now = now,
-                                  .eligible_time = prio_eligible(job),
+                                  .eligible_time = prio_eligible(c, job),
                                   .min_nodes = job->min_nodes,
                                   .cpus = job->min_cpus,
                                   .part_norm =
@@ -204,10 +207,15 @@ void ctld_sched_prio_update(ctld_t *c, ctld_job_t *job, int64_t now)
                job->site_factor != sx->site_seen;
     if (!due)
         return;
+    bool incr_only = c->sched.x->prio.flags & LOOM_PRIO_INCR_ONLY;
     for (size_t k = 0; k < sx->nparts; k++) {
         loom_sched_prio_factors_t f;
         prio_factors(c, job, sx->parts[k], now, &f);
-        sx->pprio[k] = job->prio_base ? job->prio_base : f.priority;
+        uint32_t p = job->prio_base ? job->prio_base : f.priority;
+        /* INCR_ONLY: a priority never goes down (a higher nice, a used share);
+         * the job's own outlives a rebuilt request (sjob_parts) */
+        uint32_t was = k == 0 && job->priority > sx->pprio[k] ? job->priority : sx->pprio[k];
+        sx->pprio[k] = incr_only && !job->prio_base && was > p ? was : p;
     }
     sx->prio_time = now;
     sx->nice_seen = job->nice;

@@ -20,9 +20,11 @@
  * line ignored): SMALL_RELATIVE_TO_TIME and NO_NORMAL_PART / _QOS / _TRES /
  * _ALL change the factors as slurmctld 22.05 does (sched/priority.h; the
  * association factor is 0 either way), MAX_TRES the billing
- * (sched_fairshare.c). CALCULATE_RUNNING, NO_FAIR_TREE, DEPTH_OBLIVIOUS,
- * INCR_ONLY and ACCRUE_ALWAYS are accepted and not honoured: running jobs
- * keep the priority they started with, fair-share is always fair-tree.
+ * (sched_fairshare.c), ACCRUE_ALWAYS the age (from the submission, holds,
+ * dependencies and begin times included), INCR_ONLY the updates (a pending
+ * job's priority never decreases). CALCULATE_RUNNING, NO_FAIR_TREE and
+ * DEPTH_OBLIVIOUS are accepted and not honoured: running jobs keep the
+ * priority they started with, fair-share is always fair-tree.
  *
  * The site factor: scontrol update job SiteFactor=N (administrators; |N|
  * <= 2147483645, scontrol refuses more) is added to the priority at once

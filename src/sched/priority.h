@@ -30,7 +30,8 @@
  *    association's priority, the job's TRES count), not normalised;
  *  - CALCULATE_RUNNING, MAX_TRES, NO_FAIR_TREE, DEPTH_OBLIVIOUS, INCR_ONLY,
  *    ACCRUE_ALWAYS are parsed and kept in flags for the caller (the
- *    controller honours CALCULATE_RUNNING and MAX_TRES; see sched_prio.h).
+ *    controller honours MAX_TRES, ACCRUE_ALWAYS and INCR_ONLY; see
+ *    sched_prio.h).
  *
  * Entry points: loom_sched_prio_parse_tres, loom_sched_prio_parse_flags,
  * loom_sched_prio_compute.

@@ -7,6 +7,8 @@ PriorityFlags=SMALL_RELATIVE_TO_TIME,NO_NORMAL_PART, partitions pa
 (min nodes / cluster nodes) / time limit in minutes (CPUs do not count, no
 time limit gives 0) and PARTITION the raw PriorityJobFactor times the weight.
 """
+import time
+
 SLEEP = "#!/bin/sh\nsleep %d\n"
 
 FLAGS = """PriorityType=priority/multifactor
@@ -42,6 +44,34 @@ def test_priority_flags_as_slurm(make_cluster):
     ids = [(c.submit(**d)["job_id"], want) for d, want in cases]
     for job_id, want in ids:
         c.wait_for(lambda: _cols(c, job_id) == want, "sprio -l of job %d: %s" % (job_id, want))
+
+
+def test_accrue_always_and_incr_only(make_cluster):
+    """ACCRUE_ALWAYS: a job ages from its submission, its time behind a
+    dependency included (slurm.conf(5): "despite job ineligibility due to
+    either dependencies, holds or begin time"), where it would otherwise age
+    from its eligibility; INCR_ONLY: a priority never goes down, a higher nice
+    included. sprio lists a job once it is eligible."""
+    conf = ("PriorityType=priority/multifactor\nPriorityWeightAge=60000\n"
+            "PriorityMaxAge=00:01:00\nPriorityWeightJobSize=0\nPriorityWeightPartition=0\n"
+            "PriorityCalcPeriod=1\nPriorityFlags=ACCRUE_ALWAYS,INCR_ONLY")
+    c = make_cluster(nodes=1, cpus=2, gpus=0, conf_extra=conf)
+    a, held = (c.submit(SLEEP % 300, ntasks=1)["job_id"] for _ in range(2))
+    c.wait_job(a, "RUNNING")
+    c.wait_job(held, "RUNNING")
+    b = c.submit(SLEEP % 1, ntasks=2, dependency="afterany:%d" % a)["job_id"]
+    time.sleep(6)
+    c.run("scancel", str(a), check=True)  # b is eligible now, and waits for CPUs
+
+    def sprio(j):
+        f = c.run("sprio", "-l", "-h", "-j", str(j)).stdout.split()
+        return (int(f[3]), int(f[5])) if len(f) >= 6 else (0, 0)
+    # six seconds or more of age (1000 a second): counted from the submission
+    c.wait_for(lambda: sprio(b)[1] >= 5000, "job %d aged since its submission" % b)
+    before = sprio(b)[0]
+    c.run("scontrol", "update", "JobId=%d" % b, "Nice=100000", check=True)
+    time.sleep(2.5)  # two calculation periods
+    assert sprio(b)[0] >= before, (before, sprio(b))
 
 
 def test_bad_priority_flags_word(make_cluster):
