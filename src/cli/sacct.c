@@ -664,6 +664,13 @@ static int sacct_opts(sacct_t *s, int argc, char **argv)
     return sacct_filter_parse(&s->filter);
 }
 
+/* -o (or -b, -l), else SACCT_FORMAT, else the default list. */
+static const char *sacct_format(const sacct_t *s)
+{
+    const char *e = getenv("SACCT_FORMAT");
+    return s->format ? s->format : e && *e ? e : SACCT_DEFAULT;
+}
+
 int main(int argc, char **argv)
 {
     sacct_t s = {.pf = {.delim = "|"},
@@ -677,7 +684,7 @@ int main(int argc, char **argv)
     time_t now = time(NULL);
     if (rc == 0 && s.helpformat) {
         sacct_helpformat(&s);
-    } else if (rc == 0 && (rc = sacct_parse_format(&s, s.format ? s.format : SACCT_DEFAULT)) == 0 &&
+    } else if (rc == 0 && (rc = sacct_parse_format(&s, sacct_format(&s))) == 0 &&
                (rc = sacct_query(&s, now, &jobs)) == 0) {
         if (!s.duplicates)
             sacct_drop_earlier_runs(jobs);

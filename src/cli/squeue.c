@@ -269,6 +269,12 @@ static int squeue_env(squeue_t *q)
         squeue_list(&q->o.accounts, e);
     if ((e = getenv("SQUEUE_ARRAY")))
         q->o.array = true;
+    if ((e = getenv("SQUEUE_NAMES")) && *e)
+        squeue_list(&q->o.names, e);
+    if ((e = getenv("SQUEUE_QOS")) && *e)
+        squeue_list(&q->o.qos, e);
+    if ((e = getenv("SQUEUE_LICENSES")) && *e)
+        squeue_list(&q->o.licenses, e);
     return 0;
 }
 

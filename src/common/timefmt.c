@@ -22,8 +22,11 @@
 #include <ctype.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 /* Digits beyond this saturate: keeps every sum below INT64_MAX. */
 #define TIMEFMT_FIELD_CAP ((int64_t)1000000000000)
@@ -521,17 +524,71 @@ int loom_date_parse_past(const char *s, time_t now, time_t *out, loom_err_t *err
     return timefmt_date_parse(s, now, true, out, err);
 }
 
+/* Calendar days from now's local date to t's (negative in the past). */
+static long date_day_diff(const struct tm *t, const struct tm *now)
+{
+    struct tm a = {
+        .tm_year = t->tm_year, .tm_mon = t->tm_mon, .tm_mday = t->tm_mday, .tm_hour = 12};
+    struct tm b = {
+        .tm_year = now->tm_year, .tm_mon = now->tm_mon, .tm_mday = now->tm_mday, .tm_hour = 12};
+    return (long)((timegm(&a) - timegm(&b)) / 86400); /* both at noon: whole days */
+}
+
+void loom_date_fmt_relative(time_t t, time_t now, loom_sbuf_t *out)
+{
+    struct tm tm, nt;
+    char buf[64] = "";
+    if (!localtime_r(&t, &tm) || !localtime_r(&now, &nt)) {
+        loom_sbuf_add(out, "INVALID");
+        return;
+    }
+    long d = date_day_diff(&tm, &nt);
+    if (d == 0)
+        strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
+    else if (d == 1)
+        strftime(buf, sizeof(buf), "Tomorr %H:%M", &tm);
+    else if (d == -1)
+        strftime(buf, sizeof(buf), "Ystday %H:%M", &tm);
+    else if (d > 1 && d < 7)
+        strftime(buf, sizeof(buf), "%a %H:%M", &tm);
+    else if (tm.tm_year == nt.tm_year)
+        strftime(buf, sizeof(buf), "%b %H:%M", &tm);
+    else
+        strftime(buf, sizeof(buf), "%b %Y", &tm);
+    if (d < -1 || d >= 7)
+        loom_sbuf_addf(out, "%d ", tm.tm_mday); /* "1 Jan 2027": no padding */
+    loom_sbuf_add(out, buf);
+}
+
+/* A user's strftime format (SLURM_TIME_FORMAT): a format by definition. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static size_t date_user_fmt(char *buf, size_t len, const char *fmt, const struct tm *tm)
+{
+    return strftime(buf, len, fmt, tm);
+}
+#pragma GCC diagnostic pop
+
 void loom_date_fmt(time_t t, const char *unset_text, loom_sbuf_t *out)
 {
     struct tm tm;
-    char buf[64];
+    char buf[256];
     if (t == 0) {
         loom_sbuf_add(out, unset_text ? unset_text : "Unknown");
         return;
     }
-    if (!localtime_r(&t, &tm) || strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm) == 0) {
+    const char *fmt = getenv("SLURM_TIME_FORMAT");
+    if (fmt && strcmp(fmt, "relative") == 0) {
+        loom_date_fmt_relative(t, time(NULL), out);
+        return;
+    }
+    if (!localtime_r(&t, &tm)) {
         loom_sbuf_add(out, "INVALID");
         return;
     }
+    if (!fmt || !*fmt || strcmp(fmt, "standard") == 0)
+        strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+    else if (date_user_fmt(buf, sizeof(buf), fmt, &tm) == 0)
+        buf[0] = '\0';
     loom_sbuf_add(out, buf);
 }

@@ -49,7 +49,12 @@ int loom_date_parse(const char *s, time_t now, time_t *out, loom_err_t *err);
  * a date without a year last year's when its month is still ahead (as Slurm). */
 int loom_date_parse_past(const char *s, time_t now, time_t *out, loom_err_t *err);
 /* "YYYY-MM-DDTHH:MM:SS" in local time; when t == 0, unset_text ("Unknown", "N/A";
- * NULL means "Unknown"). */
+ * NULL means "Unknown"). SLURM_TIME_FORMAT, as Slurm's commands read it, may
+ * ask "relative" (loom_date_fmt_relative) or a strftime format instead. */
 void loom_date_fmt(time_t t, const char *unset_text, loom_sbuf_t *out);
+/* SLURM_TIME_FORMAT=relative, as Slurm 22.05 prints it next to now: "08:19:40"
+ * today, "Tomorr 07:19", "Ystday 07:19", "Wed 07:19" in the coming week,
+ * "12 Dec 07:19" in this year, "1 Jan 2027" in another. */
+void loom_date_fmt_relative(time_t t, time_t now, loom_sbuf_t *out);
 
 #endif

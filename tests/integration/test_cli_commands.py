@@ -419,6 +419,25 @@ def test_scontrol_admin_commands_as_slurm(cluster):
     assert run(cluster, "scontrol", "show", "aliases").stdout == ""
 
 
+def test_time_format_and_env_filters(cluster):
+    """SLURM_TIME_FORMAT (relative, a strftime format) reaches every date the
+    commands print; SQUEUE_NAMES and SQUEUE_QOS filter as -n and -q (22.05.8
+    side by side)."""
+    j = int(run(cluster, "sbatch", "--parsable", "-H", "-J", "envname", "--begin=now+3days",
+                "--wrap", "true").stdout)
+    begin = cluster.job(j)["start_time"]  # a held job's expected start: its begin time
+    day = time.strftime("%a %H:%M", time.localtime(begin))
+    p = run(cluster, "squeue", "-h", "-j", str(j), "-o", "%S", env={"SLURM_TIME_FORMAT": "relative"})
+    assert p.stdout == day + "\n", p.stdout
+    p = run(cluster, "scontrol", "show", "job", str(j), env={"SLURM_TIME_FORMAT": "%s"})
+    assert " StartTime=%d " % begin in p.stdout, p.stdout
+    p = run(cluster, "squeue", "-h", "-o", "%i", env={"SQUEUE_NAMES": "envname"})
+    assert p.stdout == "%d\n" % j, p.stdout
+    p = run(cluster, "squeue", "-h", "-o", "%i", env={"SQUEUE_QOS": "nosuch"})
+    assert p.stdout == "", p.stdout
+    run(cluster, "scancel", str(j))
+
+
 def test_squeue_held_jobs_newest_first(make_cluster):
     """Held jobs tie on every default sort key (priority 0): squeue 22.05.8
     lists them newest first (side by side), after the other pending jobs."""

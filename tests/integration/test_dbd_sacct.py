@@ -200,5 +200,12 @@ def test_sacct_client_filters(dbd):
                                "specific jobs with the '-j' option.\n")):
         p = dbd.run(["sacct", *args])
         assert (p.returncode, p.stderr) == (1, msg), (args, p.stderr)
+    # SACCT_FORMAT stands for -o when -o is not given
+    env = dict(dbd.env, SACCT_FORMAT="JobID,JobName%4")
+    argv = [os.path.join(BIN, "sacct"), "-a", "-n", "-X", "-j", "11"]
+    p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
+    assert p.stdout == "11              a \n", p.stdout
+    p = subprocess.run(argv + ["-o", "State"], capture_output=True, text=True, env=env, timeout=60)
+    assert p.stdout == " COMPLETED \n", p.stdout
     p = dbd.run(["sacct", "-B", "-j", "12"])
     assert p.stdout == "Batch Script for 12\n%s\nNONE\n\n" % ("-" * 80), p.stdout

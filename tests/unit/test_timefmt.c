@@ -443,6 +443,51 @@ static void test_date_fmt(void **state)
     }
 }
 
+/* SLURM_TIME_FORMAT=relative, each case as squeue 22.05.8 printed a --begin
+ * time side by side (now: Saturday 2026-11-21 13:06:27). */
+static void test_date_fmt_relative(void **state)
+{
+    static const struct {
+        time_t t;
+        const char *out;
+    } cases[] = {
+        {NOW + 3600, "14:06:27"},           {NOW - 13 * 3600, "00:06:27"},
+        {NOW + 86400, "Tomorr 13:06"},      {NOW - 86400, "Ystday 13:06"},
+        {NOW + 3 * 86400, "Tue 13:06"},     {NOW + 6 * 86400, "Fri 13:06"},
+        {NOW + 8 * 86400, "29 Nov 13:06"},  {NOW - 3 * 86400, "18 Nov 13:06"},
+        {NOW + 20 * 86400, "11 Dec 13:06"}, {NOW + 41 * 86400, "1 Jan 2027"},
+        {NOW + 400 * 86400, "26 Dec 2027"},
+    };
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        loom_sbuf_t sb = LOOM_SBUF_INIT;
+        loom_date_fmt_relative(cases[i].t, NOW, &sb);
+        assert_string_equal(loom_sbuf_str(&sb), cases[i].out);
+        loom_sbuf_free(&sb);
+    }
+}
+
+/* SLURM_TIME_FORMAT: "standard" or empty is the default, anything else a
+ * strftime format; "relative" goes to loom_date_fmt_relative. */
+static void test_date_fmt_env(void **state)
+{
+    static const struct {
+        const char *env, *out;
+    } cases[] = {
+        {"standard", "2026-11-21T13:06:27"},
+        {"", "2026-11-21T13:06:27"},
+        {"%a %T", "Sat 13:06:27"},
+        {"%s", "1795266387"},
+    };
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        loom_sbuf_t sb = LOOM_SBUF_INIT;
+        setenv("SLURM_TIME_FORMAT", cases[i].env, 1);
+        loom_date_fmt(NOW, NULL, &sb);
+        assert_string_equal(loom_sbuf_str(&sb), cases[i].out);
+        loom_sbuf_free(&sb);
+    }
+    unsetenv("SLURM_TIME_FORMAT");
+}
+
 /* What the formatter prints is accepted back as the same instant. */
 static void test_date_round_trip(void **state)
 {
@@ -473,6 +518,8 @@ int main(void)
         cmocka_unit_test(test_date_parse_message),
         cmocka_unit_test(test_date_leap_day),
         cmocka_unit_test(test_date_fmt),
+        cmocka_unit_test(test_date_fmt_relative),
+        cmocka_unit_test(test_date_fmt_env),
         cmocka_unit_test(test_date_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
