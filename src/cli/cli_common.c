@@ -8,6 +8,7 @@
 
 #include "common/jobenv.h"
 #include "common/log.h"
+#include "common/rlimits.h"
 #include "common/munge.h"
 #include "common/proto.h"
 #include "common/timefmt.h"
@@ -248,6 +249,23 @@ void loom_cli_verbose(const loom_cli_t *cli, const char *fmt, ...)
     va_start(ap, fmt);
     loom_logv(LOOM_LOG_VERBOSE, fmt, ap);
     va_end(ap);
+}
+
+int loom_cli_rlimits(loom_cli_t *cli, const char *propagate, loom_strv_t *env)
+{
+    const loom_conf_t *c = loom_cli_conf(cli, NULL);
+    const char *spec = propagate ? propagate : c ? c->propagate_rlimits : NULL;
+    const char *except = !propagate && c ? c->propagate_rlimits_except : NULL;
+    bool sel[LOOM_RLIMIT_N];
+    loom_err_t err = {0};
+    if (loom_rlimits_select(spec, except, sel, &err) < 0) {
+        loom_cli_error(cli, "%s", err.msg);
+        if (propagate)
+            loom_cli_error(cli, "--propagate=%s is not valid.", propagate);
+        return -1;
+    }
+    loom_rlimits_env(sel, env);
+    return 0;
 }
 
 enum { CLI_SLURM_PROTOCOL = 9728 }; /* Slurm 22.05's protocol version number */

@@ -88,6 +88,10 @@ int loom_cli_test_only(loom_cli_t *cli, json_t *body);
  * plugin id>, which sbatch and salloc 22.05 give their jobs; nothing without
  * a configuration. */
 void loom_cli_working_cluster(loom_cli_t *cli, loom_strv_t *env);
+/* SLURM_RLIMIT_* into env for the limits --propagate (NULL: not given) or
+ * else PropagateResourceLimits(Except) names (common/rlimits.h); on a bad
+ * name Slurm's two error lines, and -1. */
+int loom_cli_rlimits(loom_cli_t *cli, const char *propagate, loom_strv_t *env);
 /* Print "slurm 22.05.8" to stdout. */
 void loom_cli_version(void);
 /* Write out to stdout and empty it. */

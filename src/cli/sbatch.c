@@ -253,6 +253,8 @@ static int sbatch_options(sbatch_t *sb, int argc, char **argv)
     loom_jobopt_export_env(&sb->opt, environ);
     sbatch_user_env(sb);
     loom_cli_working_cluster(&sb->cli, &sb->opt.env);
+    if (loom_cli_rlimits(&sb->cli, sb->opt.propagate, &sb->opt.env) < 0)
+        return -1;
     for (size_t i = 0; i < sb->opt.ignored.n; i++)
         loom_cli_verbose(&sb->cli, "option %s is accepted and ignored", sb->opt.ignored.v[i]);
     return 0;

@@ -526,6 +526,8 @@ static int srun_main(srun_t *s)
     if (srun_multi_prog(s) < 0 || srun_ctl_signals(s) < 0)
         return s->cli.exit_error;
     srun_base_env(s);
+    if (loom_cli_rlimits(&s->cli, s->jo.propagate, &s->env) < 0)
+        return s->cli.exit_error;
     s->job_id = s->jo.jobid;
     if (!s->job_id)
         srun_fit_nodes(s);

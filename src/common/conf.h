@@ -240,6 +240,7 @@ typedef struct loom_conf {
     char *scheduler_type, *scheduler_parameters;
     int64_t scheduler_time_slice;
     char *priority_type, *priority_flags, *priority_weight_tres;
+    char *propagate_rlimits, *propagate_rlimits_except; /* rlimits.h */
     int64_t priority_weight_age, priority_weight_assoc, priority_weight_fairshare;
     int64_t priority_weight_job_size, priority_weight_partition, priority_weight_qos;
     int64_t priority_decay_half_life, priority_max_age, priority_calc_period; /* seconds */

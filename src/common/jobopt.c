@@ -55,7 +55,7 @@ void loom_jobopt_free(loom_jobopt_t *o)
         &o->mem_bind,      &o->gpu_bind,
         &o->array,         &o->mpi,
         &o->kill_cmd,      &o->clusters,
-        &o->submit_line,
+        &o->submit_line,   &o->propagate,
     };
     for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
         free(*strs[i]);

@@ -160,6 +160,7 @@ typedef struct loom_jobopt {
     loom_strv_t warnings; /* after loom_jobopt_load: "Warning: ..." lines for the command */
     loom_strv_t argv;     /* after loom_jobopt_load: script args (sbatch) or the command */
     char *submit_line;    /* after loom_jobopt_load: the command line, words joined by blanks */
+    char *propagate;      /* --propagate[=list]: "" for all, NULL when not given (rlimits.h) */
     loom_strv_t env;      /* the job's environment ("K=V"); see loom_jobopt_export_env */
     uint8_t src[LOOM_JOBOPT_MAX_IDS]; /* loom_jobopt_src_t per option id */
     loom_jobopt_src_t cur_src;        /* the source being parsed */

@@ -18,6 +18,7 @@
 #include "common/fpattern.h"
 #include "common/jobenv.h"
 #include "common/log.h"
+#include "common/rlimits.h"
 #include "common/sbuf.h"
 #include "common/strv.h"
 #include "common/xalloc.h"
@@ -57,6 +58,7 @@ typedef struct stepd_child {
     mode_t umask;
     loom_cgroup_t *cgroup;
     loom_devcg_t *devcg;
+    loom_rlimit_set_t rlimits; /* the submitting shell's (common/rlimits.h) */
 } stepd_child_t;
 
 /* Failure report from the child: which step, and errno. */
@@ -425,6 +427,7 @@ static void stepd_child_run(stepd_child_t *ch, int report_fd)
         loom_cgroup_attach(ch->cgroup, getpid());
     if (ch->devcg)
         loom_devcg_attach(ch->devcg, getpid());
+    loom_rlimits_apply(&ch->rlimits); /* still privileged: may raise a hard limit */
     if (ch->drop && (setgroups((size_t)ch->ngroups, ch->groups) < 0 || setgid(ch->gid) < 0 ||
                      setuid(ch->uid) < 0))
         stepd_child_fail(report_fd, STEPD_FAIL_IDS);
@@ -611,6 +614,7 @@ int loom_stepd_start(loom_stepd_t *s, loom_err_t *err)
     if (rc == 0) {
         stepd_args(s, &ch);
         stepd_confine(s, &ch);
+        loom_rlimits_take(&ch.env, &ch.rlimits);
         /* A slot at the end of the environment that the child fills in. */
         loom_jobenv_unset(&ch.env, "SLURM_TASK_PID");
         loom_jobenv_set(&ch.env, "SLURM_TASK_PID", "0000000000000000");

@@ -17,6 +17,7 @@
 #include "common/fpattern.h"
 #include "common/jobenv.h"
 #include "common/log.h"
+#include "common/rlimits.h"
 #include "common/multiprog.h"
 #include "common/stepio.h"
 #include "common/usage.h"
@@ -73,6 +74,7 @@ typedef struct task_child {
     cpu_set_t mask;
     uint32_t rank, local;
     char *pid_slot;
+    loom_rlimit_set_t rlimits; /* srun's shell's (common/rlimits.h) */
 } task_child_t;
 
 static const char *task_jstr(const json_t *o, const char *key)
@@ -662,6 +664,7 @@ static void task_child_run(const loom_step_t *s, const task_common_t *c, task_ch
     }
     if (dup2(ch->fds[0], 0) < 0 || dup2(ch->fds[1], 1) < 0 || dup2(ch->fds[2], 2) < 0)
         _exit(127);
+    loom_rlimits_apply(&ch->rlimits); /* still privileged: may raise a hard limit */
     if (c->drop && (setgroups((size_t)c->ngroups, c->groups) < 0 || setgid(s->gid) < 0 ||
                     setuid(s->uid) < 0)) {
         dprintf(2, "slurmstepd-%s: error: setuid(%u): %s\n", s->node_name, (unsigned)s->uid,
@@ -722,6 +725,7 @@ static int task_start_one(loom_step_t *s, task_common_t *c, uint32_t local, loom
     task_child_t ch = {.fds = {-1, -1, -1}, .keep_fd = -1, .rank = t->rank, .local = local};
     task_argv(s, local, &ch, err);
     task_env(s, c, local, &ch);
+    loom_rlimits_take(&ch.env, &ch.rlimits);
     task_cpu_mask(s, c, local, &ch);
     bool pty = json_is_true(json_object_get(s->body, "pty")) && t->rank == 0;
     int rc = pty ? task_pty(s, t, &ch, err) : task_files(s, c, local, &ch, err);

@@ -3,11 +3,13 @@ what it refuses (CLI_SPEC §1, §0.9, §0.10). Expected texts are the ones real
 Slurm 22.05 prints for the same input (captured side by side)."""
 import os
 import re
+import resource
+import subprocess
 import time
 
 import pytest
 
-from conftest import SANITIZER_MARKS
+from conftest import BIN, SANITIZER_MARKS
 
 
 def sbatch(cluster, *args, rc=0, **kw):
@@ -269,3 +271,39 @@ def test_licenses_known_by_name(make_cluster):
         p = sbatch(c, "-L", spec, "--wrap=true", rc=1)
         assert p.stderr == ("sbatch: error: Batch job submission failed: Invalid license "
                             "specification\n")
+
+
+def test_propagate_resource_limits(make_cluster):
+    """The submitting shell's soft limits reach the job (PropagateResourceLimits
+    defaults to ALL), --propagate picks some, PropagateResourceLimitsExcept
+    leaves some out, and the job keeps the node's hard limit; the carrier
+    variables do not reach the job (22.05.8 side by side: ulimit -s 4096 and
+    -n 555 before sbatch give the job 4096 and 555)."""
+    c = make_cluster(nodes=1, cpus=2, gpus=0, conf_extra="PropagateResourceLimitsExcept=CORE\n")
+    show = "echo $(ulimit -Ss) $(ulimit -Sn) $(ulimit -Sc) $(env | grep -c ^SLURM_RLIMIT_)"
+
+    node_core = resource.getrlimit(resource.RLIMIT_CORE)  # the daemons' (inherited)
+    core_hard = node_core[1]
+    shell_core = 1 if core_hard == resource.RLIM_INFINITY or core_hard >= 1024 else 0
+
+    def submit(*args):
+        line = "ulimit -S -s 4096 && ulimit -S -n 555 && ulimit -S -c %d && exec %s/sbatch %s" % (
+            shell_core, BIN, " ".join(args))
+        p = subprocess.run(["bash", "-c", line], env=c.env, cwd=str(c.work), capture_output=True,
+                           text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        return submitted(p)
+    jobs = {submit("-o", "all.out", "--wrap", "'%s'" % show): "all.out",
+            submit("--propagate=STACK", "-o", "stack.out", "--wrap", "'%s'" % show): "stack.out"}
+    for j in jobs:
+        c.wait_job(j, "COMPLETED")
+    stack, nofile, core, carriers = (c.work / "all.out").read_text().split()
+    assert (stack, nofile, carriers) == ("4096", "555", "0"), (stack, nofile, core, carriers)
+    want_core = ("unlimited" if node_core[0] == resource.RLIM_INFINITY
+                 else str(node_core[0] // 1024))
+    assert core == want_core, (core, want_core)  # CORE is excepted: the node's, not the shell's
+    stack, nofile, _, _ = (c.work / "stack.out").read_text().split()
+    assert stack == "4096" and nofile != "555", (stack, nofile)
+    p = sbatch(c, "--propagate=STACK,bogus", "--wrap", "true", rc=1)
+    assert p.stderr == ("sbatch: error: Bad rlimit name: bogus\n"
+                        "sbatch: error: --propagate=STACK,bogus is not valid.\n"), p.stderr

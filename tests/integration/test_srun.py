@@ -436,3 +436,20 @@ def test_step_of_cancelled_job_is_aborted(cluster):
     assert err.splitlines()[-2:] == [
         "srun: Job step aborted: Waiting up to 4 seconds for job step to finish.",
         "srun: error: node1: task 0: Terminated"], err
+
+
+def test_srun_propagates_limits(cluster):
+    """srun carries its shell's soft limits to the tasks, all of them or the
+    --propagate list (22.05.8 side by side: --propagate=NOFILE keeps the
+    node's stack size)."""
+    show = "'echo $(ulimit -Ss) $(ulimit -Sn) $(env | grep -c ^SLURM_RLIMIT_)'"
+    outs = []
+    for opt in ("", "--propagate=NOFILE"):
+        line = "ulimit -S -s 4096 && ulimit -S -n 555 && exec %s/srun %s bash -c %s" % (
+            BIN, opt, show)
+        p = subprocess.run(["bash", "-c", line], env=cluster.env, cwd=str(cluster.work),
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        outs.append(p.stdout.split())
+    assert outs[0] == ["4096", "555", "0"], outs
+    assert outs[1][1:] == ["555", "0"] and outs[1][0] != "4096", outs
