@@ -64,6 +64,27 @@ static void srun_print(void (*fn)(loom_jobopt_cmd_t, loom_sbuf_t *))
     exit(0);
 }
 
+/* --mpi (or SLURM_MPI_TYPE): Loom's supervisors serve PMI-2 (stepd_pmi2.c)
+ * or nothing; "list" names them and exits, as srun 22.05 does; any other
+ * type is refused with its words, before anything is allocated. */
+static void srun_check_mpi(srun_t *s)
+{
+    const char *mpi = s->jo.mpi;
+    if (!mpi || !*mpi || !strcmp(mpi, "none") || !strcmp(mpi, "pmi2"))
+        return;
+    if (!strcmp(mpi, "list")) {
+        printf("MPI plugin types are...\n\tnone\n\tpmi2\n");
+        exit(0);
+    }
+    loom_cli_error(&s->cli,
+                   "Couldn't find the specified plugin name for mpi/%s looking at all files", mpi);
+    loom_cli_error(&s->cli, "cannot find mpi plugin for mpi/%s", mpi);
+    loom_cli_error(&s->cli, "MPI: Cannot create context for mpi/%s", mpi);
+    loom_cli_error(&s->cli, "MPI: Unable to load any plugin");
+    loom_cli_error(&s->cli, "Invalid MPI type '%s', --mpi=list for acceptable types", mpi);
+    exit(s->cli.exit_error);
+}
+
 /* Options from the command line and srun's input variables (jobopt.h). */
 static void srun_parse(srun_t *s, int argc, char **argv)
 {
@@ -84,6 +105,7 @@ static void srun_parse(srun_t *s, int argc, char **argv)
         loom_cli_version();
         exit(0);
     }
+    srun_check_mpi(s);
     if (jo->argv.n == 0) {
         loom_cli_error(&s->cli, "No command given to execute.");
         exit(s->cli.exit_error);

@@ -453,3 +453,20 @@ def test_srun_propagates_limits(cluster):
         outs.append(p.stdout.split())
     assert outs[0] == ["4096", "555", "0"], outs
     assert outs[1][1:] == ["555", "0"] and outs[1][0] != "4096", outs
+
+
+def test_srun_mpi_types(cluster):
+    """--mpi=list names the types Loom serves; another type is refused with
+    srun 22.05.8's five lines before anything is allocated (SLURM_MPI_TYPE
+    too); none and pmi2 run."""
+    p = cluster.run("srun", "--mpi=list")
+    assert (p.returncode, p.stdout) == (0, "MPI plugin types are...\n\tnone\n\tpmi2\n")
+    before = len(cluster.rpc("job.info").get("jobs", []))
+    for args, env in ((["--mpi=pmix", "true"], None), (["true"], {"SLURM_MPI_TYPE": "pmix"})):
+        p = cluster.run("srun", *args, env=env)
+        assert p.returncode == 1, p.stderr
+        assert p.stderr.splitlines()[-1] == ("srun: error: Invalid MPI type 'pmix', --mpi=list "
+                                             "for acceptable types"), p.stderr
+        assert len(p.stderr.splitlines()) == 5, p.stderr
+    assert len(cluster.rpc("job.info").get("jobs", [])) == before  # nothing was submitted
+    assert cluster.run("srun", "--mpi=none", "true").returncode == 0
