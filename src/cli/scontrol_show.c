@@ -840,6 +840,12 @@ static void show_node(const loom_scontrol_t *sc, const json_t *n, const loom_con
         show_addf(&r, "]");
         show_eol(&r);
     }
+    static const char *const texts[][2] = {{"comment", "Comment"}, {"extra", "Extra"}};
+    for (size_t i = 0; i < 2; i++)
+        if (loom_js(n, texts[i][0]) && *loom_js(n, texts[i][0])) {
+            show_addf(&r, "%s=%s", texts[i][1], loom_js(n, texts[i][0]));
+            show_eol(&r);
+        }
     show_emit(sc, &r, out);
 }
 

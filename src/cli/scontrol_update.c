@@ -18,6 +18,7 @@
 #include "common/xalloc.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,8 +357,8 @@ static int update_node_field(loom_scontrol_t *sc, const char *word, json_t *body
         {"Features", "features"},
         {"AvailableFeatures", "features"},
         {"ActiveFeatures", "active_features"},
-        {"Gres", "gres"},
         {"Comment", "comment"},
+        {"Extra", "extra"},
     };
     const char *eq = strchr(word, '=');
     size_t klen = eq ? (size_t)(eq - word) : 0;
@@ -401,7 +402,8 @@ static int update_node(loom_scontrol_t *sc, const char *names, int n, char **w)
     if (rc == 0) {
         loom_err_t err = {0};
         if (loom_cli_call(&sc->cli, "node.update", body, NULL, &err) < 0) {
-            fprintf(stderr, "slurm_update error: %s\n", loom_strerror(err.code));
+            fprintf(stderr, "slurm_update error: %s\n",
+                    err.code == -EINVAL ? err.msg : loom_strerror(err.code));
             rc = sc->cli.exit_error;
         }
     }

@@ -190,6 +190,10 @@ typedef struct ctld_node {
     char **partitions; /* names, borrowed from the partitions */
     size_t npartitions;
     char *gres_text; /* "gpu:h100:4" */
+    /* scontrol update NodeName= ... (node_attr.c): NULL / -1 keep slurm.conf's */
+    loom_strv_t *avail_features, *active_features;
+    int64_t weight;
+    char *comment, *extra;
 } ctld_node_t;
 
 struct ctld_part {

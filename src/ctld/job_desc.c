@@ -8,6 +8,7 @@
 #include "common/proto.h"
 #include "common/timefmt.h"
 #include "common/xalloc.h"
+#include "ctld/node_attr.h"
 #include "ctld/assoc_policy.h"
 #include "ctld/job_array.h"
 #include "ctld/job_depend.h"
@@ -216,7 +217,7 @@ static int desc_node_list(const ctld_t *c, const char *expr, uint32_t **out, siz
 
 static bool desc_node_features_match(const ctld_t *c, const loom_constraint_t *cons, size_t idx)
 {
-    const loom_strv_t *f = &c->nodes[idx].cfg->cfg->features;
+    const loom_strv_t *f = ctld_node_features(&c->nodes[idx]);
     return loom_constraint_match_node(cons, (const char *const *)f->v, f->n) == 1;
 }
 

@@ -1,5 +1,6 @@
 /* node_mgr.c - nodes and partitions, registration, heartbeats, timeouts. See node_mgr.h. */
 #include "ctld/node_mgr.h"
+#include "ctld/node_attr.h"
 #include "common/gres.h"
 #include "common/hostlist.h"
 #include "common/jobstate.h"
@@ -95,6 +96,7 @@ static void node_mgr_init_node(ctld_t *c, size_t i)
     n->threads = (uint32_t)cfg->threads_per_core;
     n->real_memory = cfg->real_memory;
     n->tmp_disk = cfg->tmp_disk;
+    n->weight = -1;
     loom_sched_node_t *sn = &c->snodes[i];
     loom_sched_node_init(sn, cn->name, (uint32_t)cfg->cpus, (uint64_t)cfg->real_memory);
     sn->weight = (uint32_t)cfg->weight;
@@ -149,6 +151,7 @@ void ctld_node_mgr_fini(ctld_t *c)
         free(c->nodes[i].os);
         free(c->nodes[i].partitions);
         free(c->nodes[i].gres_text);
+        ctld_node_attr_free(&c->nodes[i]);
         loom_sched_node_fini(&c->snodes[i]);
     }
     for (size_t i = 0; i < c->nparts; i++)
@@ -219,6 +222,7 @@ int ctld_node_mgr_apply(ctld_t *c, const json_t *ev, loom_err_t *err)
         n->reason_uid = (uint32_t)json_integer_value(json_object_get(ev, "reason_uid"));
     }
     n->down_by_timeout = json_is_true(json_object_get(ev, "timeout"));
+    ctld_node_attr_apply(c, n, ev); /* Weight=, Features=, ... when the event has them */
     ctld_node_mgr_sync(c, n);
     return 0;
 }
@@ -231,6 +235,7 @@ json_t *ctld_node_mgr_snapshot(const ctld_t *c, size_t i)
                           (json_int_t)n->reason_time, "timeout", n->down_by_timeout);
     if (n->reason)
         json_object_set_new(o, "reason", json_string(n->reason));
+    ctld_node_attr_rec(n, o, true);
     return o;
 }
 
@@ -544,6 +549,25 @@ static int node_mgr_update_one(ctld_t *c, ctld_node_t *n, const char *state, con
     return node_mgr_set(c, n, st, reason, uid, false);
 }
 
+/* Weight=, Features=, ActiveFeatures=, Comment=, Extra=: one node.state event
+ * that keeps the node's state and reason and carries them (node_attr.h). */
+static int node_mgr_set_attrs(ctld_t *c, ctld_node_t *n, const json_t *req, loom_err_t *err)
+{
+    json_t *attrs = json_object();
+    int rc = ctld_node_attr_check(n, req, attrs, err);
+    if (rc == 0 && json_object_size(attrs)) {
+        json_t *ev = json_pack("{s:s, s:s, s:I, s:I, s:b}", "ev", "node.state", "node",
+                               n->cfg->name, "state", (json_int_t)n->state, "reason_uid",
+                               (json_int_t)n->reason_uid, "timeout", n->down_by_timeout);
+        if (n->reason)
+            json_object_set_new(ev, "reason", json_string(n->reason));
+        json_object_update(ev, attrs);
+        rc = ctld_commit(c, ev, err);
+    }
+    json_decref(attrs);
+    return rc;
+}
+
 int ctld_node_mgr_update(ctld_t *c, const json_t *req, uint32_t uid, loom_err_t *err)
 {
     const char *names = json_string_value(json_object_get(req, "nodes"));
@@ -565,12 +589,19 @@ int ctld_node_mgr_update(ctld_t *c, const json_t *req, uint32_t uid, loom_err_t 
         return loom_errf(err, -LOOM_EINVAL_NODENAME, "invalid node list '%s'", names);
     }
     int rc = 0;
-    for (size_t i = 0; i < loom_hostlist_count(hl) && rc == 0; i++)
-        if (!ctld_node_find(c, loom_hostlist_nth(hl, i)))
-            rc = loom_errf(err, -LOOM_EINVAL_NODENAME, "invalid node name '%s'",
-                           loom_hostlist_nth(hl, i));
     for (size_t i = 0; i < loom_hostlist_count(hl) && rc == 0; i++) {
         ctld_node_t *n = ctld_node_find(c, loom_hostlist_nth(hl, i));
+        json_t *attrs = json_object();
+        rc = n ? ctld_node_attr_check(n, req, attrs, err)
+               : loom_errf(err, -LOOM_EINVAL_NODENAME, "invalid node name '%s'",
+                           loom_hostlist_nth(hl, i));
+        json_decref(attrs);
+    }
+    for (size_t i = 0; i < loom_hostlist_count(hl) && rc == 0; i++) {
+        ctld_node_t *n = ctld_node_find(c, loom_hostlist_nth(hl, i));
+        rc = node_mgr_set_attrs(c, n, req, err);
+        if (rc < 0)
+            break;
         if (state)
             rc = node_mgr_update_one(c, n, state, reason, uid, err);
         else if (reason)
@@ -614,7 +645,6 @@ static void node_mgr_gres_used(const loom_sched_node_t *sn, loom_sbuf_t *out)
 
 static void node_mgr_rec_static(const ctld_node_t *n, json_t *o)
 {
-    const loom_conf_nodecfg_t *cfg = n->cfg->cfg;
     json_object_set_new(o, "cpus", json_integer(n->cpus));
     json_object_set_new(o, "boards", json_integer(n->boards));
     json_object_set_new(o, "sockets", json_integer(n->sockets));
@@ -622,20 +652,12 @@ static void node_mgr_rec_static(const ctld_node_t *n, json_t *o)
     json_object_set_new(o, "threads", json_integer(n->threads));
     json_object_set_new(o, "real_memory", json_integer(n->real_memory));
     json_object_set_new(o, "tmp_disk", json_integer(n->tmp_disk));
-    json_object_set_new(o, "weight", json_integer(cfg->weight));
     json_object_set_new(o, "port", json_integer(n->cfg->port));
     json_object_set_new(o, "hostname", json_string(n->cfg->hostname));
     json_object_set_new(o, "addr", json_string(n->cfg->addr));
     if (n->gres_text)
         json_object_set_new(o, "gres", json_string(n->gres_text));
-    loom_sbuf_t f = LOOM_SBUF_INIT;
-    for (size_t i = 0; i < cfg->features.n; i++)
-        loom_sbuf_addf(&f, "%s%s", i ? "," : "", cfg->features.v[i]);
-    if (f.len) {
-        json_object_set_new(o, "features", json_string(loom_sbuf_str(&f)));
-        json_object_set_new(o, "active_features", json_string(loom_sbuf_str(&f)));
-    }
-    loom_sbuf_free(&f);
+    ctld_node_attr_rec(n, o, false); /* weight, features, comment, extra */
     json_t *parts = json_array();
     for (size_t i = 0; i < n->npartitions; i++)
         json_array_append_new(parts, json_string(n->partitions[i]));

@@ -5,6 +5,7 @@
 #include "common/hostlist.h"
 #include "common/jobstate.h"
 #include "common/xalloc.h"
+#include "ctld/node_attr.h"
 #include "ctld/assoc_mgr.h"
 #include "ctld/job_mgr.h"
 
@@ -216,7 +217,7 @@ static bool *sjob_mask(ctld_t *c, const ctld_job_t *job, const ctld_part_t *p)
     if (job->exc_nodes)
         loom_hostlist_parse(job->exc_nodes, &exc, NULL);
     for (size_t i = 0; i < c->nnodes; i++) {
-        const loom_strv_t *f = &c->nodes[i].cfg->cfg->features;
+        const loom_strv_t *f = ctld_node_features(&c->nodes[i]);
         m[i] = sjob_in_part(p, i) &&
                (!cons || loom_constraint_match_node(cons, (const char *const *)f->v, f->n) == 1) &&
                (!exc || loom_hostlist_find(exc, c->nodes[i].cfg->name) < 0);

@@ -2,6 +2,7 @@
 #include "ctld/sched_node.h"
 #include "common/rangeset.h"
 #include "common/xalloc.h"
+#include "ctld/node_attr.h"
 
 #include <stdlib.h>
 
@@ -15,8 +16,9 @@ void ctld_sched_node_setup(const ctld_t *c, const ctld_node_t *n, loom_sched_nod
     uint16_t threads = (uint16_t)(cfg->threads_per_core > 0 ? cfg->threads_per_core : 1);
     loom_sched_node_set_topology(sn, sockets, cores, threads, whole);
     loom_sched_node_set_whole_sockets(sn, (cr & LOOM_CR_SOCKET) != 0); /* CR_Socket */
-    sn->features = (const char *const *)cfg->features.v;
-    sn->nfeatures = cfg->features.n;
+    const loom_strv_t *f = ctld_node_features(n);
+    sn->features = (const char *const *)f->v;
+    sn->nfeatures = f->n;
 }
 
 void ctld_sched_gres_cores(const ctld_node_t *n, loom_sched_node_t *sn, size_t g, const char *cores)

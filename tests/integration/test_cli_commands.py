@@ -9,6 +9,7 @@ import calendar
 import json
 import os
 import re
+import signal
 import time
 
 import pytest
@@ -436,6 +437,41 @@ def test_time_format_and_env_filters(cluster):
     p = run(cluster, "squeue", "-h", "-o", "%i", env={"SQUEUE_QOS": "nosuch"})
     assert p.stdout == "", p.stdout
     run(cluster, "scancel", str(j))
+
+
+def test_node_update_attributes(make_cluster):
+    """scontrol update NodeName= Weight, Features, ActiveFeatures, Comment and
+    Extra take effect (they were accepted and dropped): shown by scontrol and
+    sinfo as 22.05.8 shows them, -C matches the new features, a lower weight
+    is preferred, a restarted controller keeps them; ActiveFeatures outside
+    the available ones is refused with slurmctld's words."""
+    c = make_cluster(nodes=2, cpus=2, gpus=0)
+    c.run("scontrol", "update", "NodeName=node2", "Weight=1", "Features=fast,big",
+          "Comment=hello", "Extra=xx", check=True)
+    c.run("scontrol", "update", "NodeName=node1", "Weight=9", check=True)
+    p = c.run("scontrol", "update", "NodeName=node2", "ActiveFeatures=nope")
+    assert (p.returncode, p.stderr) == (1, "slurm_update error: Active features not subset of "
+                                           "available features\n"), p.stderr
+    c.run("scontrol", "update", "NodeName=node2", "ActiveFeatures=fast", check=True)
+
+    def check():
+        out = c.run("scontrol", "show", "node", "node2", check=True).stdout
+        for want in ("AvailableFeatures=fast,big\n", "ActiveFeatures=fast\n", " Weight=1 ",
+                     "\n   Comment=hello\n   Extra=xx\n"):
+            assert want in out, (want, out)
+        p = c.run("sinfo", "-h", "-N", "-o", "%N %f %b %w", check=True)
+        assert p.stdout.splitlines() == ["node1 (null) (null) 9", "node2 fast,big fast 1"], p.stdout
+    check()
+    j = c.submit("#!/bin/sh\ntrue\n", constraint="big")["job_id"]
+    assert c.wait_job(j, "COMPLETED")["nodes"] == "node2"
+    k = c.submit("#!/bin/sh\ntrue\n")["job_id"]  # the lower weight first
+    assert c.wait_job(k, "COMPLETED")["nodes"] == "node2"
+    c.kill_ctld(signal.SIGKILL)
+    c.start_ctld()
+    check()
+    c.run("scontrol", "update", "NodeName=node2", "Comment=", "Features=", check=True)
+    out = c.run("scontrol", "show", "node", "node2", check=True).stdout
+    assert "AvailableFeatures=(null)" in out and "Comment=" not in out, out
 
 
 def test_squeue_held_jobs_newest_first(make_cluster):
