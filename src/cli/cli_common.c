@@ -6,6 +6,7 @@
 
 #include "cli/cli_format.h"
 
+#include "common/conf_keys.h"
 #include "common/jobenv.h"
 #include "common/log.h"
 #include "common/rlimits.h"
@@ -266,6 +267,23 @@ int loom_cli_rlimits(loom_cli_t *cli, const char *propagate, loom_strv_t *env)
     }
     loom_rlimits_env(sel, env);
     return 0;
+}
+
+const loom_conf_part_t *loom_cli_part_live(const loom_conf_part_t *conf, const json_t *rec,
+                                           loom_conf_part_t *scratch)
+{
+    const json_t *changes = json_object_get(rec, "changes");
+    if (!conf || !json_object_size(changes))
+        return conf;
+    *scratch = *conf; /* only scalar fields change: the pointers stay conf's */
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)changes, key, v)
+    {
+        if (json_is_string(v))
+            loom_conf_part_change(scratch, key, json_string_value(v), NULL);
+    }
+    return scratch;
 }
 
 enum { CLI_SLURM_PROTOCOL = 9728 }; /* Slurm 22.05's protocol version number */

@@ -92,6 +92,11 @@ void loom_cli_working_cluster(loom_cli_t *cli, loom_strv_t *env);
  * else PropagateResourceLimits(Except) names (common/rlimits.h); on a bad
  * name Slurm's two error lines, and -1. */
 int loom_cli_rlimits(loom_cli_t *cli, const char *propagate, loom_strv_t *env);
+/* A partition's slurm.conf record as the controller runs it: with the
+ * "changes" of its part.info record (scontrol update PartitionName=) applied
+ * to a copy in *scratch; conf itself when there are none (NULL stays NULL). */
+const loom_conf_part_t *loom_cli_part_live(const loom_conf_part_t *conf, const json_t *rec,
+                                           loom_conf_part_t *scratch);
 /* Print "slurm 22.05.8" to stdout. */
 void loom_cli_version(void);
 /* Write out to stdout and empty it. */

@@ -1096,7 +1096,10 @@ static int show_partitions(loom_scontrol_t *sc, const char *arg)
         const char *name = show_str(p, "name", "");
         if (arg && strcmp(arg, name) != 0)
             continue;
-        show_partition(sc, p, conf ? loom_conf_find_part(conf, name) : NULL, &out);
+        loom_conf_part_t live;
+        show_partition(sc, p,
+                       loom_cli_part_live(conf ? loom_conf_find_part(conf, name) : NULL, p, &live),
+                       &out);
         shown++;
     }
     int rc = 0;

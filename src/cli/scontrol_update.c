@@ -12,6 +12,7 @@
 #include "cli/scontrol.h"
 
 #include "cli/cli_format.h"
+#include "common/conf_keys.h"
 #include "common/hostlist.h"
 #include "common/memsize.h"
 #include "common/timefmt.h"
@@ -411,26 +412,56 @@ static int update_node(loom_scontrol_t *sc, const char *names, int n, char **w)
     return rc;
 }
 
+/* One partition change checked as scontrol 22.05.8 checks it (its words). */
+static int update_partition_word(loom_scontrol_t *sc, const char *word, json_t *changes)
+{
+    const char *eq = strchr(word, '=');
+    if (!eq) {
+        fprintf(stderr, "scontrol: error: Invalid input: %s\nscontrol: error: Request aborted\n",
+                word);
+        return sc->cli.exit_error;
+    }
+    char *key = loom_xstrndup(word, (size_t)(eq - word));
+    loom_conf_part_t scratch;
+    memset(&scratch, 0, sizeof(scratch));
+    loom_err_t err = {0};
+    int rc = loom_conf_part_change(&scratch, key, eq + 1, &err);
+    if (rc == 0)
+        json_object_set_new(changes, key, json_string(eq + 1));
+    else if (strcasecmp(key, "State") == 0)
+        fprintf(stderr,
+                "scontrol: error: Invalid input: %s\nscontrol: error: Acceptable State "
+                "values are UP, DOWN, DRAIN and INACTIVE\n",
+                word);
+    else if (rc == -LOOM_ENOT_SUPPORTED)
+        fprintf(stderr,
+                "scontrol: error: Update of this parameter is not supported: %s\n\n"
+                "scontrol: error: Request aborted\n",
+                word);
+    else
+        fprintf(stderr, "scontrol: error: Invalid input %s\n", word);
+    free(key);
+    if (rc < 0)
+        fprintf(stderr, "slurm_update error: No error\n"); /* 22.05.8 says so */
+    return rc < 0 ? sc->cli.exit_error : 0;
+}
+
 static int update_partition(loom_scontrol_t *sc, const char *name, int n, char **w)
 {
     json_t *changes = json_object();
     for (int i = 0; i < n; i++) {
-        const char *eq = strchr(w[i], '=');
-        if (!eq) {
-            fprintf(stderr, "Invalid input: %s\nRequest aborted\n", w[i]);
+        if (update_partition_word(sc, w[i], changes) != 0) {
             json_decref(changes);
             return sc->cli.exit_error;
         }
-        char *key = loom_xstrndup(w[i], (size_t)(eq - w[i]));
-        json_object_set_new(changes, key, json_string(eq + 1));
-        free(key);
     }
     json_t *body = json_pack("{s:s, s:o}", "name", name, "changes", changes);
     loom_err_t err = {0};
     int rc = loom_cli_call(&sc->cli, "part.update", body, NULL, &err);
     json_decref(body);
     if (rc < 0) {
-        fprintf(stderr, "slurm_update error: %s\n", err.msg);
+        fprintf(stderr, "slurm_update error: %s\n",
+                rc == -LOOM_EPERM || rc == -LOOM_EACCESS ? "Invalid user id" : err.msg);
         return sc->cli.exit_error;
     }
     return 0;

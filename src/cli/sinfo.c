@@ -20,6 +20,7 @@
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -61,6 +62,7 @@ typedef struct sinfo {
     loom_sinfo_node_t *nodes;
     size_t n_nodes;
     loom_sinfo_part_t *parts;
+    loom_conf_part_t *live; /* partitions with scontrol update's changes applied */
     size_t n_parts;
     loom_sinfo_row_t *rows;
     size_t n_rows, cap_rows;
@@ -324,17 +326,25 @@ static void sinfo_build_nodes(sinfo_t *s)
     loom_hostlist_destroy(names);
 }
 
+static bool sinfo_privileged(const sinfo_t *s)
+{
+    uid_t uid = getuid();
+    const struct passwd *pw = s->conf && s->conf->slurm_user ? getpwnam(s->conf->slurm_user) : NULL;
+    return uid == 0 || (pw && pw->pw_uid == uid);
+}
+
 static void sinfo_build_parts(sinfo_t *s)
 {
     const json_t *recs = json_object_get(s->part_reply, "partitions");
     size_t n_conf = s->conf ? s->conf->n_parts : 0;
     s->parts = loom_xcalloc(n_conf + json_array_size(recs) + 1, sizeof(*s->parts));
+    s->live = loom_xcalloc(n_conf + 1, sizeof(*s->live));
     for (size_t i = 0; i < n_conf; i++) {
-        const loom_conf_part_t *c = &s->conf->parts[i];
-        if (c->hidden && !s->o.all)
-            continue; /* Hidden=YES: only with -a, as sinfo does */
-        s->parts[s->n_parts++] =
-            (loom_sinfo_part_t){c->name, sinfo_find(recs, c->name), c, s->n_parts};
+        const json_t *rec = sinfo_find(recs, s->conf->parts[i].name);
+        const loom_conf_part_t *c = loom_cli_part_live(&s->conf->parts[i], rec, &s->live[i]);
+        if (c->hidden && !s->o.all && !sinfo_privileged(s))
+            continue; /* Hidden=YES: only with -a, except for root and SlurmUser (22.05.8) */
+        s->parts[s->n_parts++] = (loom_sinfo_part_t){c->name, rec, c, s->n_parts};
     }
     size_t i;
     json_t *v;
@@ -712,11 +722,13 @@ static void sinfo_reset(sinfo_t *s)
         free((char *)s->nodes[i].name);
     free(s->nodes);
     free(s->parts);
+    free(s->live);
     json_decref(s->node_reply);
     json_decref(s->part_reply);
     s->rows = NULL;
     s->nodes = NULL;
     s->parts = NULL;
+    s->live = NULL;
     s->node_reply = s->part_reply = NULL;
     s->n_rows = s->cap_rows = s->n_nodes = s->n_parts = 0;
 }

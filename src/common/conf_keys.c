@@ -1056,3 +1056,19 @@ void loom_conf_key_format(const loom_conf_key_t *k, const void *record, const ch
     }
     }
 }
+
+int loom_conf_part_change(void *part, const char *key, const char *value, loom_err_t *err)
+{
+    const loom_conf_key_t *k = loom_conf_key_find(LOOM_CS_PART, key);
+    bool scalar =
+        k && (k->type == LOOM_CT_INT || k->type == LOOM_CT_BOOL || k->type == LOOM_CT_TIME ||
+              k->type == LOOM_CT_MEM || k->type == LOOM_CT_ENUM || k->type == LOOM_CT_FLAGS ||
+              k->type == LOOM_CT_OVERSUB);
+    if (!scalar || (k->off == LOOM_CONF_NOFIELD && k->type != LOOM_CT_OVERSUB) ||
+        (k->flags & LOOM_CKF_IGNORED) || strcasecmp(k->name, "Default") == 0)
+        return loom_errf(err, -LOOM_ENOT_SUPPORTED, "Update of this parameter is not supported");
+    loom_err_t e2 = {0};
+    if (loom_conf_key_parse(k, value, NULL, part, &e2) < 0)
+        return loom_errf(err, -EINVAL, "%s", e2.msg);
+    return 0;
+}

@@ -108,6 +108,14 @@ void loom_conf_key_free(const loom_conf_key_t *k, void *record);
 void loom_conf_key_format(const loom_conf_key_t *k, const void *record, const char *text,
                           loom_sbuf_t *out);
 
+/* scontrol update PartitionName=: one Key=value on a partition record
+ * (scratch or live). Only keys whose values are numbers, booleans, times,
+ * sizes or words (MaxTime, State, PriorityTier, OverSubscribe, ...), that
+ * have a field and that are not IGNORED; others are -LOOM_ENOT_SUPPORTED,
+ * a bad value -EINVAL. Default=, Nodes= and the Allow/Deny lists are not
+ * changed this way. */
+int loom_conf_part_change(void *part, const char *key, const char *value, loom_err_t *err);
+
 /* Shared value parsers (also used by gresconf.c). */
 int loom_conf_parse_bool(const char *s, bool *out);
 /* Integer with optional K/M/G/T/P (x1024) suffix when suffix != 0. */

@@ -28,6 +28,7 @@ static const loom_msg_type_t proto_types[] = {
     {"node.info", LOOM_ROLE_USER, 1},
     {"node.update", LOOM_ROLE_ADMIN, 1},
     {"part.info", LOOM_ROLE_USER, 1},
+    {"part.update", LOOM_ROLE_ADMIN, 1},
     {"config.info", LOOM_ROLE_USER, 1},
     {"step.create", LOOM_ROLE_USER, 1},
     {"step.complete", LOOM_ROLE_USER, 1},

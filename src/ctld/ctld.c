@@ -185,9 +185,9 @@ int ctld_reconfigure(ctld_t *c, loom_err_t *err)
     c->slurm_uid = ctld_user_uid(conf->slurm_user);
     ctld_jobs_init(c);
     ctld_node_mgr_init(c, err);
-    c->replaying = true;
+    c->replaying = c->reconfiguring = true;
     ctld_replay_kept(c, &kept);
-    c->replaying = false;
+    c->replaying = c->reconfiguring = false;
     loom_sbuf_free(&kept);
     ctld_restore_nodes(c, keep, nkeep);
     for (size_t i = 0; i < c->nnodes; i++)

@@ -197,7 +197,9 @@ typedef struct ctld_node {
 } ctld_node_t;
 
 struct ctld_part {
-    const loom_conf_part_t *cfg;
+    const loom_conf_part_t *cfg; /* slurm.conf's, or own once updated (part_mgr.c) */
+    loom_conf_part_t own;        /* a copy whose numbers and words scontrol changed */
+    json_t *changes;             /* those changes, {"MaxTime": "30", ...}; NULL: none */
     size_t idx;
     int state; /* loom_conf_part_state_t */
     uint64_t total_cpus;
@@ -228,6 +230,7 @@ struct ctld {
     int64_t boot_time;
     bool shutting_down;
     bool replaying;
+    bool reconfiguring; /* replaying the kept state into a new slurm.conf */
     uint64_t nonce;
 
     /* Jobs: a hash by id plus arrays by kind. */

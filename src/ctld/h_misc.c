@@ -1,6 +1,6 @@
 /*
  * h_misc.c - handlers of the controller, node and partition requests
- * (docs/proto/messages.md §3, §4): ping, shutdown, reconfigure, debug.set, node.info,
+ * (docs/proto/messages.md §3, §4): ping, shutdown, reconfigure, debug.set, part.update, node.info,
  * node.update, part.info, config.info, node.register, node.heartbeat.
  * Each one: decode, validate, authorize (Security:), act, reply; one exit.
  */
@@ -9,6 +9,7 @@
 #include "common/xalloc.h"
 #include "ctld/dispatch.h"
 #include "ctld/node_mgr.h"
+#include "ctld/part_mgr.h"
 #include "ctld/server.h"
 
 #include <errno.h>
@@ -128,6 +129,19 @@ static int h_debug_set(ctld_t *c, const ctld_peer_t *peer, const json_t *req, js
     return rc;
 }
 
+static int h_part_update(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
+                         loom_sbuf_t *raw)
+{
+    loom_err_t err = {0};
+    /* Security: the registry requires the admin role. */
+    int rc = ctld_part_update(c, req, &err);
+    if (rc == 0)
+        loom_info("partition %s updated by uid %u", json_string_value(json_object_get(req, "name")),
+                  peer->uid);
+    *reply = loom_msg_reply(req, rc, "%s", rc < 0 ? err.msg : "");
+    return rc;
+}
+
 static int h_node_info(ctld_t *c, const ctld_peer_t *peer, const json_t *req, json_t **reply,
                        loom_sbuf_t *raw)
 {
@@ -242,6 +256,7 @@ const ctld_handler_t ctld_misc_handlers[] = {
     {"node.info", h_node_info},
     {"node.update", h_node_update},
     {"part.info", h_part_info},
+    {"part.update", h_part_update},
     {"config.info", h_config_info},
     {"node.register", h_node_register},
     {"node.heartbeat", h_node_heartbeat},

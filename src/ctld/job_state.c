@@ -8,6 +8,7 @@
 #include "ctld/job_rec.h"
 #include "ctld/job_script.h"
 #include "ctld/node_mgr.h"
+#include "ctld/part_mgr.h"
 #include "ctld/step_mgr.h"
 
 #include <string.h>
@@ -280,6 +281,8 @@ int ctld_apply(ctld_t *c, const json_t *ev, loom_err_t *err)
         return state_apply_purge(c, ev, err);
     if (strcmp(type, "node.state") == 0)
         return ctld_node_mgr_apply(c, ev, err);
+    if (strcmp(type, "part.update") == 0)
+        return ctld_part_apply(c, ev, err);
     if (strncmp(type, "step.", 5) == 0) /* step_mgr.c */
         return ctld_step_apply(c, ev, err);
     if (strcmp(type, "array.split") == 0)
@@ -312,6 +315,11 @@ int ctld_state_snapshot(void *arg, loom_journal_put_f *put, void *put_arg)
                                  "last_prio", (json_int_t)c->last_prio));
     for (size_t i = 0; i < c->nnodes && rc == 0; i++)
         rc = state_put(put, put_arg, json_pack("{s:o}", "node", ctld_node_mgr_snapshot(c, i)));
+    for (size_t i = 0; i < c->nparts && rc == 0; i++) {
+        json_t *part = ctld_part_snapshot(c, i); /* scontrol update PartitionName= */
+        if (part)
+            rc = state_put(put, put_arg, json_pack("{s:o}", "part", part));
+    }
     for (size_t i = 0; i < c->jobs_all.n && rc == 0; i++) {
         json_t *steps = ctld_steps_snapshot(c, c->jobs_all.v[i]);
         if (steps)
@@ -349,6 +357,9 @@ static int state_restore(ctld_t *c, const json_t *state)
         c->last_prio = (uint32_t)prio;
     ctld_node_mgr_restore(c, json_object_get(state, "nodes"));
     ctld_node_mgr_restore(c, json_object_get(state, "node"));
+    /* A reconfigure reads slurm.conf's partitions again (slurmctld 22.05). */
+    if ((rec = json_object_get(state, "part")) && !c->reconfiguring)
+        ctld_part_restore(c, rec);
     ctld_steps_restore(c, json_object_get(state, "steps"));
     return 0;
 }

@@ -102,6 +102,8 @@ static void attr_features_changed(ctld_t *c, ctld_node_t *n)
 
 void ctld_node_attr_apply(ctld_t *c, ctld_node_t *n, const json_t *ev)
 {
+    if (c->reconfiguring) /* slurm.conf's again, as a reconfigure gives them */
+        return;
     const json_t *w = json_object_get(ev, "weight");
     if (json_is_integer(w)) {
         n->weight = json_integer_value(w);

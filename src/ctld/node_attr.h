@@ -8,8 +8,8 @@
  * says), journaled in the node's node.state event and applied: the weight to
  * the node model (node selection), the features to constraint matching, the
  * pending jobs' node masks rebuilt. Features= alone sets the active features
- * too (Loom has no node features plugin). They live until slurm.conf is read
- * again; a restart keeps them (journal, snapshot).
+ * too (Loom has no node features plugin). A restart keeps them (journal,
+ * snapshot); a reconfigure reads slurm.conf's again, as slurmctld 22.05 does.
  *
  * Entry points: ctld_node_attr_check, ctld_node_attr_apply, ctld_node_attr_rec,
  * ctld_node_features, ctld_node_attr_free.

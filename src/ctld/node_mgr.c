@@ -1,6 +1,7 @@
 /* node_mgr.c - nodes and partitions, registration, heartbeats, timeouts. See node_mgr.h. */
 #include "ctld/node_mgr.h"
 #include "ctld/node_attr.h"
+#include "ctld/part_mgr.h"
 #include "common/gres.h"
 #include "common/hostlist.h"
 #include "common/jobstate.h"
@@ -154,8 +155,10 @@ void ctld_node_mgr_fini(ctld_t *c)
         ctld_node_attr_free(&c->nodes[i]);
         loom_sched_node_fini(&c->snodes[i]);
     }
-    for (size_t i = 0; i < c->nparts; i++)
+    for (size_t i = 0; i < c->nparts; i++) {
         free(c->parts[i].nodes_text);
+        ctld_part_free(&c->parts[i]);
+    }
     free(c->nodes);
     free(c->snodes);
     free(c->parts);
@@ -787,6 +790,8 @@ json_t *ctld_part_records(const ctld_t *c)
             "max_time", node_mgr_mins(cp->max_time));
         if (cp->default_time != LOOM_CONF_NOT_SET)
             json_object_set_new(o, "default_time", json_integer(node_mgr_mins(cp->default_time)));
+        if (p->changes) /* scontrol update's, over slurm.conf (part_mgr.h) */
+            json_object_set(o, "changes", p->changes);
         json_array_append_new(arr, o);
     }
     return arr;

@@ -472,6 +472,47 @@ def test_node_update_attributes(make_cluster):
     c.run("scontrol", "update", "NodeName=node2", "Comment=", "Features=", check=True)
     out = c.run("scontrol", "show", "node", "node2", check=True).stdout
     assert "AvailableFeatures=(null)" in out and "Comment=" not in out, out
+    c.run("scontrol", "reconfigure", check=True)  # slurm.conf's weight again, as 22.05
+    assert " Weight=1 " in c.run("scontrol", "show", "node", "node1", check=True).stdout
+
+
+def test_partition_update(make_cluster):
+    """scontrol update PartitionName= (part.update was not served at all): the
+    changes show in scontrol and sinfo as 22.05.8 shows them side by side,
+    State=DOWN holds new jobs (PartitionDown), a restart keeps the changes, a
+    reconfigure reads slurm.conf again; bad input gets scontrol's words."""
+    c = make_cluster(nodes=1, cpus=2, gpus=0)
+    for kv in ("MaxTime=30", "DefaultTime=10", "PriorityTier=2", "OverSubscribe=YES",
+               "ExclusiveUser=YES", "State=DOWN"):
+        c.run("scontrol", "update", "PartitionName=debug", kv, check=True)
+
+    def check():
+        out = c.run("scontrol", "show", "partition", "debug", check=True).stdout
+        for want in (" DefaultTime=00:10:00 ", " ExclusiveUser=YES ", " MaxTime=00:30:00 ",
+                     " PriorityTier=2 ", " OverSubscribe=YES:4\n", "   State=DOWN "):
+            assert want in out, (want, out)
+        assert c.run("sinfo", "-h", "-o", "%a %l", check=True).stdout == "down 30:00\n"
+    check()
+    j = c.submit("#!/bin/sh\ntrue\n")["job_id"]
+    c.wait_for(lambda: c.job(j)["reason"] == "PartitionDown", "PartitionDown")
+    c.kill_ctld(signal.SIGKILL)
+    c.start_ctld()
+    check()
+    for args, msg in ((["Bogus=1"], "scontrol: error: Update of this parameter is not supported: "
+                                     "Bogus=1\n\nscontrol: error: Request aborted\n"),
+                      (["MaxTime=soon"], "scontrol: error: Invalid input MaxTime=soon\n"),
+                      (["State=gone"], "scontrol: error: Invalid input: State=gone\nscontrol: "
+                                       "error: Acceptable State values are UP, DOWN, DRAIN and "
+                                       "INACTIVE\n")):
+        p = c.run("scontrol", "update", "PartitionName=debug", *args)
+        assert (p.returncode, p.stderr) == (1, msg + "slurm_update error: No error\n"), p.stderr
+    p = c.run("scontrol", "update", "PartitionName=nosuch", "MaxTime=5")
+    assert p.stderr == "slurm_update error: Invalid partition name specified\n", p.stderr
+    c.run("scontrol", "update", "PartitionName=debug", "State=UP", check=True)
+    c.wait_job(j, "COMPLETED")
+    c.run("scontrol", "reconfigure", check=True)
+    out = c.run("scontrol", "show", "partition", "debug", check=True).stdout
+    assert " MaxTime=UNLIMITED " in out and " PriorityTier=1 " in out, out
 
 
 def test_squeue_held_jobs_newest_first(make_cluster):

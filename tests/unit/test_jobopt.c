@@ -252,11 +252,16 @@ static void test_jobopt_fields(void **state)
     assert_int_equal(o.argv.n, 0);
     loom_jobopt_free(&o);
 
-    assert_true(
-        load_line(&o, SB, "--network=x|--bb=y|-S2|--uid=0|--propagate|--wrap=t", NULL, &err) > 0);
+    assert_true(load_line(&o, SB,
+                          "--network=x|--bb=y|-S2|--uid=0|--delay-boot=5|--propagate|--wrap=t",
+                          NULL, &err) > 0);
     assert_int_equal(o.ignored.n, 5);
     assert_string_equal(o.ignored.v[2], "--core-spec=2");
-    assert_string_equal(o.ignored.v[4], "--propagate");
+    assert_string_equal(o.ignored.v[4], "--delay-boot=5");
+    assert_string_equal(o.propagate, ""); /* all limits (common/rlimits.h) */
+    loom_jobopt_free(&o);
+    assert_true(load_line(&o, SB, "--propagate=STACK,CORE|--wrap=t", NULL, &err) > 0);
+    assert_string_equal(o.propagate, "STACK,CORE");
     loom_jobopt_free(&o);
 }
 
