@@ -82,6 +82,7 @@ SF_JOB_STR(sf_user, "user_name")
 SF_JOB_STR(sf_group, "group_name")
 SF_JOB_STR(sf_workdir, "work_dir")
 SF_JOB_STR(sf_qos, "qos")
+SF_JOB_STR(sf_admin_comment, "admin_comment")
 SF_JOB_STR(sf_comment, "comment")
 SF_JOB_STR(sf_constraints, "features")
 SF_JOB_STR(sf_reservation, "reservation")
@@ -818,7 +819,7 @@ static void sf_resvcpuraw(const sacct_row_t *r, loom_sbuf_t *out)
 
 static const sacct_field_t sacct_fields[] = {
     {"Account", 10, sf_account, 0},
-    {"AdminComment", 15, sf_empty, 0},
+    {"AdminComment", 15, sf_admin_comment, 0},
     {"AllocCPUS", 10, sf_alloccpus, 1},
     {"AllocNodes", 10, sf_allocnodes, 1},
     {"AllocTRES", 10, sf_alloctres, 0},

@@ -305,8 +305,13 @@ static void show_job_mem(show_rec_t *r, const json_t *j)
         loom_mem_fmt((uint64_t)(per_cpu > 0 ? per_cpu : per_node), &m);
     else
         loom_sbuf_add(&m, "0");
-    show_addf(r, "%s=%s MinTmpDiskNode=%lld", per_cpu > 0 ? "MinMemoryCPU" : "MinMemoryNode",
-              loom_sbuf_str(&m), (long long)loom_ji(j, "tmp_disk", 0));
+    show_addf(r, "%s=%s MinTmpDiskNode=", per_cpu > 0 ? "MinMemoryCPU" : "MinMemoryNode",
+              loom_sbuf_str(&m));
+    int64_t tmp = loom_ji(j, "tmp_disk", 0);
+    if (tmp > 0)
+        loom_mem_fmt((uint64_t)tmp, &r->cur);
+    else
+        show_addf(r, "0");
     loom_sbuf_free(&m);
     show_eol(r);
 }
@@ -323,6 +328,10 @@ static void show_job_files(show_rec_t *r, const json_t *j)
     show_eol(r);
     show_addf(r, "WorkDir=%s", show_str(j, "work_dir", "(null)"));
     show_eol(r);
+    if (loom_js(j, "admin_comment") && *loom_js(j, "admin_comment")) {
+        show_addf(r, "AdminComment=%s ", loom_js(j, "admin_comment"));
+        show_eol(r);
+    }
     if (loom_js(j, "comment") && *loom_js(j, "comment")) {
         show_addf(r, "Comment=%s ", loom_js(j, "comment"));
         show_eol(r);

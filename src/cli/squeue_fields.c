@@ -238,7 +238,15 @@ static void min_memory_body(const loom_squeue_view_t *v, const json_t *j, loom_s
 }
 GETTER(min_memory)
 
-GETTER_OF(min_tmp, fields_int, "tmp_disk", 0)
+static void min_tmp_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
+{
+    int64_t mib = loom_ji(j, "tmp_disk", 0);
+    if (mib > 0)
+        loom_mem_fmt((uint64_t)mib, out);
+    else
+        loom_sbuf_add(out, "0");
+}
+GETTER(min_tmp)
 
 static void max_cpus_body(const loom_squeue_view_t *v, const json_t *j, loom_sbuf_t *out)
 {

@@ -120,6 +120,8 @@ typedef struct ctld_job {
     bool reboot;      /* --reboot, scontrol update Reboot= (shown; nodes are not rebooted) */
     char oversub;     /* OverSubscribe: 0 not asked (OK), 'y' (YES), 'n' (NO) */
     int64_t deadline; /* --deadline, epoch seconds; 0 none */
+    int64_t tmp_disk; /* --tmp, MiB per node: nodes with less TmpDisk are not used */
+    char *admin_comment;
     int exit_code, derived_exit_code;
     uint32_t restart_cnt;
     json_t *desc; /* the submitted description */

@@ -524,6 +524,8 @@ static const upd_key_t h_upd_keys[] = {
     {"Deadline", "deadline", false, false},
     {"OverSubscribe", "oversubscribe", true, false},
     {"Reboot", "reboot", true, false},
+    {"MinTmpDiskNode", "tmp_disk", true, false},
+    {"AdminComment", "admin_comment", false, true},
 };
 
 static const upd_key_t *h_upd_find(const char *name)

@@ -240,7 +240,8 @@ static int desc_build_mask(ctld_t *c, ctld_job_t *job, loom_err_t *err)
     job->allowed = loom_xcalloc(c->nnodes + 1, sizeof(bool));
     for (size_t i = 0; i < c->nnodes; i++)
         job->allowed[i] = job->part && desc_in_part(job->part, i) &&
-                          (!cons || desc_node_features_match(c, cons, i));
+                          (!cons || desc_node_features_match(c, cons, i)) &&
+                          c->nodes[i].tmp_disk >= job->tmp_disk; /* --tmp */
     for (size_t i = 0; i < nexc; i++)
         job->allowed[exc[i]] = false;
     free(exc);
@@ -368,6 +369,28 @@ static const char *desc_unfit_why(const ctld_t *c, const ctld_job_t *job)
     return loom_strerror(-LOOM_ENODE_CONFIG);
 }
 
+/* What no node of the partition has, whatever is consumable (slurmctld 22.05
+ * tests --tmp and --mem against every node's TmpDisk and RealMemory, CR_Core
+ * too), or NULL. */
+static const char *desc_sizes_unfit(const ctld_t *c, const ctld_job_t *job)
+{
+    int64_t max_tmp = 0, max_mem = 0;
+    for (size_t i = 0; i < c->nnodes; i++) {
+        if (!desc_in_part(job->part, i))
+            continue;
+        max_tmp = c->nodes[i].tmp_disk > max_tmp ? c->nodes[i].tmp_disk : max_tmp;
+        max_mem = c->nodes[i].real_memory > max_mem ? c->nodes[i].real_memory : max_mem;
+    }
+    uint64_t per_node_cpus =
+        (uint64_t)job->cpus_per_task * (job->ntasks_per_node ? job->ntasks_per_node : 1);
+    if (job->tmp_disk > max_tmp)
+        return "Temporary disk specification can not be satisfied";
+    if (max_mem > 0 && (job->mem_per_node > (uint64_t)max_mem ||
+                        job->mem_per_cpu * per_node_cpus > (uint64_t)max_mem))
+        return "Memory specification can not be satisfied";
+    return NULL;
+}
+
 int ctld_job_check_fit(ctld_t *c, ctld_job_t *job, loom_err_t *err)
 {
     const loom_conf_part_t *p = job->part->cfg;
@@ -384,8 +407,11 @@ int ctld_job_check_fit(ctld_t *c, ctld_job_t *job, loom_err_t *err)
         if (!desc_in_part(job->part, job->req_idx[i]))
             return loom_errf(err, -LOOM_ENODE_CONFIG, "node %s is not in partition %s",
                              c->nodes[job->req_idx[i]].cfg->name, p->name);
-    if (pends)
-        return 0; /* it waits for the partition to change; no node test yet */
+    if (pends || job->hold)
+        return 0; /* it waits for the partition or a release; no node test yet (22.05.8) */
+    const char *why = desc_sizes_unfit(c, job);
+    if (why)
+        return loom_errf(err, -LOOM_ENODE_CONFIG, "%s", why);
     loom_sched_alloc_t a = {0};
     rc = loom_sched_try_place(c->snodes, c->nnodes, &job->req, LOOM_SCHED_IGNORE_USED, &a);
     loom_sched_alloc_fini(&a);
@@ -504,8 +530,13 @@ static int desc_memory(ctld_t *c, const json_t *d, ctld_job_t *job, loom_err_t *
     int rc = desc_mem(d, "memory_per_node|mem_per_node|mem", &node, &node_set, err);
     if (rc == 0)
         rc = desc_mem(d, "memory_per_cpu|mem_per_cpu", &cpu, &cpu_set, err);
+    uint64_t tmp = 0;
+    bool tmp_set;
+    if (rc == 0)
+        rc = desc_mem(d, "temporary_disk_per_node|tmp", &tmp, &tmp_set, err);
     if (rc < 0)
         return rc;
+    job->tmp_disk = (int64_t)tmp;
     const loom_conf_part_t *p = job->part->cfg;
     if (node_set && node == 0) {
         job->mem_whole = true; /* --mem=0: all of each node */

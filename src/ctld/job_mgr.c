@@ -242,13 +242,13 @@ void ctld_job_free(ctld_job_t *job)
 {
     if (!job)
         return;
-    char **strs[] = {&job->user,        &job->group,     &job->name,       &job->account,
-                     &job->qos,         &job->comment,   &job->work_dir,   &job->command,
-                     &job->std_out,     &job->std_err,   &job->std_in,     &job->features,
-                     &job->req_nodes,   &job->exc_nodes, &job->dependency, &job->submit_host,
-                     &job->gres,        &job->gpus,      &job->mail_type,  &job->mail_user,
-                     &job->script,      &job->nodes,     &job->batch_host, &job->rec_text,
-                     &job->submit_line, &job->proj_text};
+    char **strs[] = {&job->user,        &job->group,     &job->name,         &job->account,
+                     &job->qos,         &job->comment,   &job->work_dir,     &job->command,
+                     &job->std_out,     &job->std_err,   &job->std_in,       &job->features,
+                     &job->req_nodes,   &job->exc_nodes, &job->dependency,   &job->submit_host,
+                     &job->gres,        &job->gpus,      &job->mail_type,    &job->mail_user,
+                     &job->script,      &job->nodes,     &job->batch_host,   &job->rec_text,
+                     &job->submit_line, &job->proj_text, &job->admin_comment};
     for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
         free(*strs[i]);
     json_decref(job->desc);

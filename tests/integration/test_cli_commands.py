@@ -515,6 +515,28 @@ def test_partition_update(make_cluster):
     assert " MaxTime=UNLIMITED " in out and " PriorityTier=1 " in out, out
 
 
+def test_admin_comment_tmp_and_node_sizes(cluster):
+    """As slurmctld 22.05.8 side by side: AdminComment (administrators) and
+    MinTmpDiskNode updates are shown; --tmp or --mem beyond every node's
+    TmpDisk or RealMemory is refused at submission (CR_Core too), except for a
+    held job, whose node fit is not tested until its release."""
+    j = int(run(cluster, "sbatch", "--parsable", "-H", "--comment=cmt", "--wrap", "true").stdout)
+    run(cluster, "scontrol", "update", "JobId=%d" % j, "AdminComment=JS1:abc",
+        "MinTmpDiskNode=200")
+    out = run(cluster, "scontrol", "show", "job", str(j)).stdout
+    assert " MinTmpDiskNode=200M\n" in out, out
+    assert "\n   AdminComment=JS1:abc \n   Comment=cmt \n" in out, out
+    assert run(cluster, "squeue", "-h", "-j", str(j), "-o", "%d").stdout == "200M\n"
+    run(cluster, "scancel", str(j))
+    for args, why in ((["--tmp=100"], "Temporary disk"), (["--mem=100G"], "Memory")):
+        p = run(cluster, "sbatch", *args, "--wrap", "true", rc=1)
+        assert p.stderr == ("sbatch: error: %s specification can not be satisfied\n"
+                            "sbatch: error: Batch job submission failed: Requested node "
+                            "configuration is not available\n" % why), p.stderr
+        k = int(run(cluster, "sbatch", "--parsable", "-H", *args, "--wrap", "true").stdout)
+        run(cluster, "scancel", str(k))
+
+
 def test_squeue_held_jobs_newest_first(make_cluster):
     """Held jobs tie on every default sort key (priority 0): squeue 22.05.8
     lists them newest first (side by side), after the other pending jobs."""

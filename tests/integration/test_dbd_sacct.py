@@ -163,6 +163,7 @@ def test_sacct_client_filters(dbd):
     base = {"partition": "debug", "account": "acct", "user_name": "root", "user_id": 0,
             "group_id": 0, "exit_code": 0, "submit_time": t0, "state": "COMPLETED"}
     jobs = [dict(base, job_id=11, name="a", nodes="n[1-2]", num_nodes=2, num_cpus=4,
+                 admin_comment="JS1:abc",
                  qos="normal", time_limit=10, start_time=t0 + 10, end_time=t0 + 100),
             dict(base, job_id=12, name="b", nodes="n3", num_nodes=1, num_cpus=1,
                  qos="high", time_limit=60, start_time=t0 + 20, end_time=t0 + 200),
@@ -179,6 +180,8 @@ def test_sacct_client_filters(dbd):
         return p.stdout.split()
     assert ids() == ["11", "12", "13"]
     assert ids("-N", "n2") == ["11"]
+    p = dbd.run(["sacct", "-a", "-n", "-X", "-P", "-S", day, "-o", "JobID,AdminComment"])
+    assert p.stdout == "11|JS1:abc\n12|\n13|\n", p.stdout
     assert ids("--nodelist=n[2-3]") == ["11", "12"]
     assert ids("-i", "1") == ["12"]
     assert ids("--nnodes=1-2") == ["11", "12"]
