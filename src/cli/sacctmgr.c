@@ -128,6 +128,10 @@ static int sacctmgr_run(sam_t *s, int argc, char **argv)
     const char *cmd = argv[0];
     int ent = argc > 1 ? sacctmgr_entity(argv[1]) : -1;
     bool show = !strcasecmp(cmd, "show") || !strcasecmp(cmd, "list");
+    if (ent < 0 && show && argc > 1 && !strcasecmp(argv[1], "tres"))
+        return sam_show_tres(s, argc - 2, argv + 2);
+    if (ent < 0 && show && argc > 1 && sam_show_none(s, argv[1]) == 0)
+        return 0;
     if (ent < 0 && show) {
         fprintf(stderr, "No valid entity in list command\n"
                         "Input line must include \"Account\", \"Association\", \"Cluster\", "

@@ -58,6 +58,10 @@ int sam_key_value(const sam_key_t *k, const char *value, char op, json_t **out, 
 void sam_fmt_value(char kind, const json_t *v, loom_sbuf_t *out);
 
 int sam_show(sam_t *s, int ent, int argc, char **argv);
+/* sacctmgr_tres.c: show tres; the header of an entity Loom keeps none of
+ * (wckey, reservation, resource, federation), -1 for another word. */
+int sam_show_tres(sam_t *s, int argc, char **argv);
+int sam_show_none(sam_t *s, const char *what);
 int sam_add(sam_t *s, int ent, int argc, char **argv);
 int sam_modify(sam_t *s, int ent, int argc, char **argv);
 int sam_delete(sam_t *s, int ent, int argc, char **argv);

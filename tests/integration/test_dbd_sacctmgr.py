@@ -78,6 +78,24 @@ def test_readonly_and_oneliner(dbd):
     assert (p.returncode, p.stdout) == (0, "normal|0\n"), p.stderr
 
 
+def test_show_tres_and_empty_entities(dbd):
+    """show tres: slurmdbd's eight built-in TRES and their ids, then the
+    AccountingStorageTRES ones from 1001; wckey, reservation, resource and
+    federation (Loom keeps none) print their header, as 22.05.8 side by side."""
+    p = dbd.run(["sacctmgr", "-n", "-P", "show", "tres"])
+    rows = p.stdout.splitlines()
+    assert rows[:8] == ["cpu||1", "mem||2", "energy||3", "node||4", "billing||5", "fs|disk|6",
+                        "vmem||7", "pages||8"], p.stdout
+    assert all(int(r.split("|")[2]) >= 1001 for r in rows[8:]), p.stdout
+    p = dbd.run(["sacctmgr", "show", "tres", "format=ID,Name"])
+    assert p.stdout.splitlines()[:3] == ["    ID            Name ", "------ --------------- ",
+                                         "     1                 "], p.stdout
+    assert dbd.run(["sacctmgr", "show", "wckey"]).stdout == (
+        "     WCKey    Cluster       User \n---------- ---------- ---------- \n")
+    assert dbd.run(["sacctmgr", "-P", "show", "resource"]).stdout == (
+        "Name|Server|Type|Count|% Allocated|ServerType\n")
+
+
 def test_unsigned_tcp_and_ping(dbd):
     assert dbd.call({"type": "ping"})["rc"] == 0
     assert dbd.call({"type": "ping"}, sign=False) is None  # dropped: TCP needs the key
