@@ -488,6 +488,24 @@ enum {
     OPT_ENV
 };
 
+/* -u: names or uids of this host; "sacct: error: Invalid user id: X" else. */
+static int sacct_check_users(const char *list)
+{
+    loom_strv_t v = LOOM_STRV_INIT;
+    loom_strv_split(&v, list, ",");
+    int rc = 0;
+    for (size_t i = 0; i < v.n && rc == 0; i++) {
+        char *end;
+        strtol(v.v[i], &end, 10);
+        if (*end && !getpwnam(v.v[i])) {
+            fprintf(stderr, "sacct: error: Invalid user id: %s\n", v.v[i]);
+            rc = -1;
+        }
+    }
+    loom_strv_free(&v);
+    return rc;
+}
+
 /* The filter options (sacct_filter.h); false when c is not one. */
 static bool sacct_filter_opt(sacct_t *s, int c, const char *arg)
 {
@@ -654,6 +672,8 @@ static int sacct_opts(sacct_t *s, int argc, char **argv)
             return -1;
         }
     }
+    if (s->users && sacct_check_users(s->users) < 0)
+        return -1;
     if (s->scripts && !s->jobs) {
         fprintf(stderr,
                 "sacct: fatal: When requesting job %s you must also request specific "

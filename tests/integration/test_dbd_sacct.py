@@ -199,6 +199,7 @@ def test_sacct_client_filters(dbd):
                                     "node range.\n"),
                       (["--timelimit-min=x"], "sacct: fatal: Invalid time limit specification\n"),
                       (["-g", "nosuchgroup_x"], "sacct: error: Invalid group id: nosuchgroup_x\n"),
+                      (["-u", "nosuchuser_x"], "sacct: error: Invalid user id: nosuchuser_x\n"),
                       (["-B"], "sacct: fatal: When requesting job scripts you must also request "
                                "specific jobs with the '-j' option.\n")):
         p = dbd.run(["sacct", *args])
