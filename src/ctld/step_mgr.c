@@ -315,6 +315,7 @@ int ctld_step_req_from_json(const json_t *b, ctld_step_req_t *r, loom_err_t *err
     r->exclude = json_string_value(json_object_get(b, "exclude"));
     const char *dist = json_string_value(json_object_get(b, "distribution"));
     r->cyclic = dist && strncmp(dist, "cyclic", 6) == 0;
+    r->dist_set = dist && *dist;
     return 0;
 }
 
@@ -515,7 +516,8 @@ static ctld_step_t *step_build(const ctld_t *c, const ctld_job_t *job, step_pick
     s->tasks_per_node = loom_xcalloc(n, sizeof(uint32_t));
     s->x->nodes = loom_xcalloc(n, sizeof(*s->x->nodes));
     s->x->overlap = req->overlap;
-    s->x->cyclic = req->cyclic;
+    /* No -m: 22.05's default is cyclic when no node gets two tasks (Dist=Cyclic) */
+    s->x->cyclic = req->cyclic || (!req->dist_set && ntasks <= n);
     s->x->gpus_held = req->gpus || req->gpus_per_node || req->gpus_per_task;
     uint32_t gpus_left = req->gpus;
     int rc = 0;

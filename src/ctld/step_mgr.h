@@ -71,6 +71,7 @@ typedef struct ctld_step_req {
     uint32_t gpus_per_task;
     const char *nodelist, *exclude; /* hostlists, NULL: none */
     bool cyclic;
+    bool dist_set; /* -m given */
 } ctld_step_req_t;
 
 /* Read a step.create body into req; -LOOM_EPROTO on bad types. */

@@ -47,7 +47,7 @@ def test_allocation_steps_have_no_batch_step(cluster):
     assert "   Nodes=1 CPUs=1 Tasks=1 Name=sleep Network=(null)\n" in show, show
     assert re.search(r"   TRES=cpu=1,mem=(0|\d+M),node=1\n", show), show
     assert "   ResvPorts=(null)\n" in show, show
-    assert "   CPUFreqReq=Default Dist=Block\n" in show, show
+    assert "   CPUFreqReq=Default Dist=Cyclic\n" in show, show  # one task: 22.05.8 says Cyclic
     assert re.search(r"   SrunHost:Pid=\S+:\d+\n\n", show), show
     assert re.search(r"Job step \d+\.batch not found\nrc=1", rest), rest
     assert "BatchFlag=0" in rest
