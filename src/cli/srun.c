@@ -248,6 +248,8 @@ static json_t *srun_step_request(srun_t *s)
     srun_set_str(b, "nodelist", jo->nodelist);
     srun_set_str(b, "exclude", jo->exclude);
     srun_set_str(b, "distribution", jo->distribution);
+    if (s->own_alloc && !jo->distribution) /* 22.05.8 sets no SLURM_DISTRIBUTION then */
+        json_object_set_new(b, "dist_env", json_false());
     srun_set_str(b, "cpu_bind", jo->cpu_bind);
     srun_set_str(b, "gpu_bind", jo->gpu_bind);
     srun_set_str(b, "std_out", s->pty ? NULL : jo->std_out);

@@ -477,9 +477,10 @@ void loom_jobenv_step(const loom_jobenv_step_t *step, uint32_t local_id, long ta
     jobenv_set_counts(env, "SLURM_TASKS_PER_NODE", step->tasks_per_node, step->num_nodes);
     /* Unset: 22.05's layout default, cyclic when no node gets two tasks. */
     const char *dist = step->distribution;
-    if (!dist)
+    if (!dist && !step->no_dist_default)
         dist = step->ntasks <= step->num_nodes ? "cyclic" : "block";
-    loom_jobenv_set(env, "SLURM_DISTRIBUTION", dist);
+    if (dist)
+        loom_jobenv_set(env, "SLURM_DISTRIBUTION", dist);
     if (step->cpus_on_node)
         jobenv_set_u32(env, "SLURM_CPUS_ON_NODE", step->cpus_on_node);
     /* srun 22.05 still sets the pre-20.02 heterogeneous-job name too. */

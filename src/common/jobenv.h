@@ -108,6 +108,8 @@ typedef struct loom_jobenv_step {
     uint32_t first_task;      /* global rank of this node's first task */
     const uint32_t *gtids;    /* ranks of this node's tasks (cyclic); NULL: first_task.. */
     const char *distribution; /* SLURM_DISTRIBUTION; NULL: cyclic if ntasks <= nodes, else block */
+    bool no_dist_default;     /* NULL distribution: no SLURM_DISTRIBUTION at all (srun's own
+                                 allocation, as 22.05.8) */
     uint32_t cpus_on_node;    /* SLURM_CPUS_ON_NODE of the step; 0: leave it */
 } loom_jobenv_step_t;
 

@@ -102,10 +102,10 @@ void ctld_steps_kill_others(ctld_t *c, ctld_job_t *job, const json_t *kill)
 /* Everything srun sent that the supervisors use as it is. */
 static void launch_copy_keys(json_t *to, const json_t *req)
 {
-    static const char *const keys[] = {"argv",     "env",      "cwd",           "umask",
-                                       "std_out",  "std_err",  "std_in",        "input",
-                                       "pty",      "mpi",      "multi_prog",    "distribution",
-                                       "cpu_bind", "gpu_bind", "gpus_per_task", "job_name"};
+    static const char *const keys[] = {
+        "argv",     "env",      "cwd",           "umask",    "std_out",    "std_err",
+        "std_in",   "input",    "pty",           "mpi",      "multi_prog", "distribution",
+        "cpu_bind", "gpu_bind", "gpus_per_task", "job_name", "dist_env"};
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         json_t *v = json_object_get(req, keys[i]);
         if (v)

@@ -285,6 +285,7 @@ static void task_env(loom_step_t *s, const task_common_t *c, uint32_t local, tas
         .node_id = s->node_id,
         .gtids = s->ntasks <= 4096 ? gtids : NULL,
         .distribution = task_jstr(b, "distribution"),
+        .no_dist_default = json_is_false(json_object_get(b, "dist_env")),
         .cpus_on_node = (uint32_t)c->ncpus,
     };
     loom_jobenv_step(&st, local, 0, &ch->env);

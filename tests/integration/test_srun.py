@@ -420,6 +420,9 @@ def test_more_nodes_than_tasks_and_default_distribution(cluster):
     p = cluster.run("salloc", "-N1", "-n2", "bash", "-c",
                     "srun -n1 printenv SLURM_DISTRIBUTION; srun -n2 printenv SLURM_DISTRIBUTION")
     assert p.returncode == 0 and p.stdout == "cyclic\nblock\nblock\n", (p.stdout, p.stderr)
+    # srun's own allocation without -m: no SLURM_DISTRIBUTION at all (22.05.8 side by side)
+    p = srun(cluster, "-n1", "bash", "-c", "echo ${SLURM_DISTRIBUTION-unset}")
+    assert (p.returncode, p.stdout) == (0, "unset\n"), p.stderr
 
 
 def test_step_of_cancelled_job_is_aborted(cluster):
