@@ -74,6 +74,8 @@ static const err_entry_t err_table[] = {
     {LOOM_ENOT_SUSPENDED, "LOOM_ENOT_SUSPENDED", "Job is not suspended"},
     {LOOM_EBATCH_ONLY, "LOOM_EBATCH_ONLY", "Only batch jobs are accepted or processed"},
     {LOOM_EJOB_HELD, "LOOM_EJOB_HELD", "Job is in held state, pending scheduler release"},
+    {LOOM_EPRIO_RESET, "LOOM_EPRIO_RESET",
+     "Changes to job priority are not persistent, change nice instead"},
 };
 
 static const err_entry_t *err_find(int code)

@@ -73,6 +73,7 @@ enum {
     LOOM_ENOT_SUSPENDED, /* resume of a job that is not suspended */
     LOOM_EBATCH_ONLY,    /* requeue of a salloc/srun allocation */
     LOOM_EJOB_HELD,      /* a priority given to a held job (release it first) */
+    LOOM_EPRIO_RESET,    /* a user lowering a priority: change nice instead */
     LOOM_EEND
 };
 

@@ -550,11 +550,15 @@ static int h_upd_allowed(const ctld_job_t *job, const upd_key_t *k, const json_t
     if (k->admin_only)
         return loom_errf(err, -LOOM_EACCESS, "Access/permission denied");
     json_int_t x = json_integer_value(v);
-    if (!strcmp(k->key, "time_limit") &&
+    /* A pending job's limit is its owner's to raise (22.05.8); a running one's not. */
+    bool pending = loom_job_base(job->state) == LOOM_JOB_PENDING;
+    if (!strcmp(k->key, "time_limit") && !pending &&
         (x < 0 ? job->time_limit >= 0 : (job->time_limit >= 0 && x > job->time_limit)))
         return loom_errf(err, -LOOM_EACCESS, "only an administrator may raise a time limit");
     if (!strcmp(k->key, "priority") && (x <= 0 || (uint32_t)x > job->priority))
         return loom_errf(err, -LOOM_EACCESS, "only an administrator may raise a priority");
+    if (!strcmp(k->key, "priority")) /* lowering it: slurmctld 22.05.8's answer */
+        return loom_errf(err, -LOOM_EPRIO_RESET, "%s", loom_strerror(-LOOM_EPRIO_RESET));
     if (!strcmp(k->key, "nice") && x < 0)
         return loom_errf(err, -LOOM_EACCESS, "only an administrator may set a negative nice");
     return 0;

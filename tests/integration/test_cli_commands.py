@@ -9,12 +9,13 @@ import calendar
 import json
 import os
 import re
+import subprocess
 import signal
 import time
 
 import pytest
 
-from conftest import SANITIZER_MARKS
+from conftest import BIN, SANITIZER_MARKS
 
 SQUEUE_HEADER = ("             JOBID PARTITION     NAME     USER ST       TIME  NODES "
                  "NODELIST(REASON)")
@@ -535,6 +536,33 @@ def test_admin_comment_tmp_and_node_sizes(cluster):
                             "configuration is not available\n" % why), p.stderr
         k = int(run(cluster, "sbatch", "--parsable", "-H", *args, "--wrap", "true").stdout)
         run(cluster, "scancel", str(k))
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="runs commands as nobody, which needs root")
+def test_user_update_rules_as_slurm(cluster):
+    """What a user may change on their own job, as slurmctld 22.05.8 answers
+    side by side: raise a pending job's time limit, not set its priority (a
+    raise is 'Access/permission denied', a cut is not persistent)."""
+    def as_nobody(line):
+        return subprocess.run(["runuser", "-u", "nobody", "--", "sh", "-c", line],
+                              env=dict(cluster.env, HOME="/"), cwd="/tmp", capture_output=True,
+                              text=True, timeout=60)
+    p = as_nobody("%s/sbatch --parsable -H -t 10 --begin=now+1hour -o /dev/null --wrap true" % BIN)
+    assert p.returncode == 0, p.stderr
+    j = int(p.stdout)
+    p = as_nobody("%s/scontrol update JobId=%d TimeLimit=20" % (BIN, j))
+    assert p.returncode == 0, p.stderr
+    assert cluster.job(j)["time_limit"] == 20
+    p = as_nobody("%s/scontrol update JobId=%d Priority=100" % (BIN, j))
+    assert p.stderr == "Job is in held state, pending scheduler release for job %d\n" % j
+    as_nobody("%s/scontrol release %d" % (BIN, j))
+    p = as_nobody("%s/scontrol update JobId=%d Priority=1" % (BIN, j))
+    assert (p.returncode, p.stderr) == (1, "Changes to job priority are not persistent, change "
+                                           "nice instead for job %d\n" % j), p.stderr
+    higher = cluster.job(j)["priority"] + 1
+    p = as_nobody("%s/scontrol update JobId=%d Priority=%d" % (BIN, j, higher))
+    assert p.stderr == "Access/permission denied for job %d\n" % j, p.stderr
+    run(cluster, "scancel", str(j))
 
 
 def test_squeue_held_jobs_newest_first(make_cluster):
