@@ -91,7 +91,8 @@ static int scontrol_simple(loom_scontrol_t *sc, const char *type, json_t *body, 
     int rc = loom_cli_call(&sc->cli, type, body, NULL, &err);
     json_decref(body);
     if (rc < 0) {
-        fprintf(stderr, "%s error: %s\n", what, err.msg);
+        /* an administrator's command from anyone else: 22.05.8's words */
+        fprintf(stderr, "%s error: %s\n", what, rc == -LOOM_EPERM ? "Invalid user id" : err.msg);
         return sc->cli.exit_error;
     }
     return 0;

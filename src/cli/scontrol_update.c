@@ -404,7 +404,9 @@ static int update_node(loom_scontrol_t *sc, const char *names, int n, char **w)
         loom_err_t err = {0};
         if (loom_cli_call(&sc->cli, "node.update", body, NULL, &err) < 0) {
             fprintf(stderr, "slurm_update error: %s\n",
-                    err.code == -EINVAL ? err.msg : loom_strerror(err.code));
+                    err.code == -EINVAL       ? err.msg
+                    : err.code == -LOOM_EPERM ? "Invalid user id"
+                                              : loom_strerror(err.code));
             rc = sc->cli.exit_error;
         }
     }

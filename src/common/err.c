@@ -76,6 +76,7 @@ static const err_entry_t err_table[] = {
     {LOOM_EJOB_HELD, "LOOM_EJOB_HELD", "Job is in held state, pending scheduler release"},
     {LOOM_EPRIO_RESET, "LOOM_EPRIO_RESET",
      "Changes to job priority are not persistent, change nice instead"},
+    {LOOM_EUSER_ID, "LOOM_EUSER_ID", "Invalid user id"},
 };
 
 static const err_entry_t *err_find(int code)

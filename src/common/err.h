@@ -74,6 +74,7 @@ enum {
     LOOM_EBATCH_ONLY,    /* requeue of a salloc/srun allocation */
     LOOM_EJOB_HELD,      /* a priority given to a held job (release it first) */
     LOOM_EPRIO_RESET,    /* a user lowering a priority: change nice instead */
+    LOOM_EUSER_ID,       /* another user's job held, released or updated: "Invalid user id" */
     LOOM_EEND
 };
 

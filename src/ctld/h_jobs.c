@@ -408,6 +408,16 @@ static int h_jobs_may_touch_all(ctld_t *c, const ctld_peer_t *peer, const ctld_v
     return 0;
 }
 
+/* The same refusal as slurmctld 22.05.8 words it for updates, holds and
+ * releases of another user's job: "Invalid user id" (requeue and signals
+ * keep "Access/permission denied"). */
+static int h_jobs_may_change_all(ctld_t *c, const ctld_peer_t *peer, const ctld_vec_t *jobs,
+                                 const ctld_job_t *meta, loom_err_t *err)
+{
+    int rc = h_jobs_may_touch_all(c, peer, jobs, meta, err);
+    return rc == -LOOM_EACCESS ? loom_errf(err, -LOOM_EUSER_ID, "Invalid user id") : rc;
+}
+
 /* Signal or cancel each record; pending tasks of the meta record are
  * dropped from it (cancel) or skipped (a signal reaches running jobs only).
  * One record: its error. Several: 0 when any succeeded. */
@@ -784,7 +794,7 @@ static int h_job_update(ctld_t *c, const ctld_peer_t *peer, const json_t *req, j
     ctld_array_t *a = rc == 0 && in_meta.n ? ctld_array_find(c, id) : NULL;
     /* Security: only the owner or an admin; users only lower limits (h_upd_allowed). */
     if (rc == 0)
-        rc = h_jobs_may_touch_all(c, peer, &jobs, a ? a->meta : NULL, &err);
+        rc = h_jobs_may_change_all(c, peer, &jobs, a ? a->meta : NULL, &err);
     /* Pending tasks named one by one leave the meta record to be changed alone. */
     if (rc == 0 && a && a->meta)
         rc = ctld_array_split_set(c, a->meta, &in_meta, &jobs, &err);
@@ -859,7 +869,8 @@ static int h_batch_entry(ctld_t *c, const ctld_peer_t *peer, const json_t *req, 
     ctld_array_t *a = rc == 0 && in_meta.n ? ctld_array_find(c, id) : NULL;
     /* Security: a user may hold, release and requeue only their own jobs. */
     if (rc == 0)
-        rc = h_jobs_may_touch_all(c, peer, &jobs, a ? a->meta : NULL, err);
+        rc = op == BATCH_REQUEUE ? h_jobs_may_touch_all(c, peer, &jobs, a ? a->meta : NULL, err)
+                                 : h_jobs_may_change_all(c, peer, &jobs, a ? a->meta : NULL, err);
     if (rc == 0 && a && a->meta && op != BATCH_REQUEUE && op != BATCH_SUSPEND)
         rc = ctld_array_split_set(c, a->meta, &in_meta, &jobs, err);
     size_t ok = 0;

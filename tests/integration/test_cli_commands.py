@@ -563,6 +563,18 @@ def test_user_update_rules_as_slurm(cluster):
     p = as_nobody("%s/scontrol update JobId=%d Priority=%d" % (BIN, j, higher))
     assert p.stderr == "Access/permission denied for job %d\n" % j, p.stderr
     run(cluster, "scancel", str(j))
+    # another user's job, and the administrators' commands
+    r = sleeper(cluster, "roots", hold=True)
+    for cmd, want in (("hold %d" % r, "Invalid user id for job %d\nslurm_suspend error: Invalid "
+                                      "user id\n" % r),
+                      ("update JobId=%d TimeLimit=5" % r, "Invalid user id for job %d\n" % r),
+                      ("requeue %d" % r, "Access/permission denied for job %d\n" % r),
+                      ("reconfigure", "slurm_reconfigure error: Invalid user id\n"),
+                      ("update NodeName=node1 State=DRAIN Reason=x",
+                       "slurm_update error: Invalid user id\n")):
+        p = as_nobody("%s/scontrol %s" % (BIN, cmd))
+        assert (p.returncode, p.stderr) == (1, want), (cmd, p.stderr)
+    run(cluster, "scancel", str(r))
 
 
 def test_squeue_held_jobs_newest_first(make_cluster):
