@@ -242,13 +242,15 @@ def test_users_touch_only_their_own_jobs(cluster):
     assert cluster.job(theirs)["user_id"] == nobody
     assert rc_of(rpc_as(cluster, nobody, "job.signal", job_id=mine, cancel=True, signal=9)) == \
         "LOOM_EACCESS"
+    # slurmctld 22.05.8's "Invalid user id" for another user's job
     assert rc_of(rpc_as(cluster, nobody, "job.update", job_id=mine,
-                        changes={"TimeLimit": 1})) == "LOOM_EACCESS"
-    # a user may lower their own limit, not raise it
+                        changes={"TimeLimit": 1})) == "LOOM_EUSER_ID"
+    # a user may lower their own limit, and raise a pending job's (not a running one's)
     assert rc_of(rpc_as(cluster, nobody, "job.update", job_id=theirs,
                         changes={"TimeLimit": 10})) == 0
     assert rc_of(rpc_as(cluster, nobody, "job.update", job_id=theirs,
-                        changes={"TimeLimit": 20})) == "LOOM_EACCESS"
+                        changes={"TimeLimit": 20})) == 0
+    assert cluster.job(theirs)["time_limit"] == 20
     # admin-only requests
     assert rc_of(rpc_as(cluster, nobody, "node.update", nodes="node1", state="DRAIN",
                         reason="x")) == "LOOM_EPERM"
