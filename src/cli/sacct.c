@@ -526,151 +526,158 @@ static bool sacct_filter_opt(sacct_t *s, int c, const char *arg)
     return slot || c == 'T';
 }
 
+static const struct option sacct_longopts[] = {{"jobs", required_argument, NULL, 'j'},
+                                               {"user", required_argument, NULL, 'u'},
+                                               {"allusers", no_argument, NULL, 'a'},
+                                               {"accounts", required_argument, NULL, 'A'},
+                                               {"starttime", required_argument, NULL, 'S'},
+                                               {"endtime", required_argument, NULL, 'E'},
+                                               {"state", required_argument, NULL, 's'},
+                                               {"allocations", no_argument, NULL, 'X'},
+                                               {"format", required_argument, NULL, 'o'},
+                                               {"parsable", no_argument, NULL, 'p'},
+                                               {"parsable2", no_argument, NULL, 'P'},
+                                               {"noheader", no_argument, NULL, 'n'},
+                                               {"brief", no_argument, NULL, 'b'},
+                                               {"long", no_argument, NULL, 'l'},
+                                               {"name", required_argument, NULL, OPT_NAME},
+                                               {"partition", required_argument, NULL, 'r'},
+                                               {"json", no_argument, NULL, OPT_JSON},
+                                               {"helpformat", no_argument, NULL, 'e'},
+                                               {"delimiter", required_argument, NULL, OPT_DELIM},
+                                               {"units", required_argument, NULL, OPT_UNITS},
+                                               {"noconvert", no_argument, NULL, OPT_NOCONVERT},
+                                               {"duplicates", no_argument, NULL, 'D'},
+                                               {"clusters", required_argument, NULL, 'M'},
+                                               {"allclusters", no_argument, NULL, 'L'},
+                                               {"version", no_argument, NULL, 'V'},
+                                               {"help", no_argument, NULL, 'h'},
+                                               {"uid", required_argument, NULL, 'u'},
+                                               {"nodelist", required_argument, NULL, 'N'},
+                                               {"nnodes", required_argument, NULL, 'i'},
+                                               {"ncpus", required_argument, NULL, 'I'},
+                                               {"qos", required_argument, NULL, 'q'},
+                                               {"gid", required_argument, NULL, 'g'},
+                                               {"group", required_argument, NULL, 'g'},
+                                               {"wckeys", required_argument, NULL, 'W'},
+                                               {"timelimit-min", required_argument, NULL, 'k'},
+                                               {"timelimit-max", required_argument, NULL, 'K'},
+                                               {"truncate", no_argument, NULL, 'T'},
+                                               {"verbose", no_argument, NULL, 'v'},
+                                               {"batch-script", no_argument, NULL, 'B'},
+                                               {"env-vars", no_argument, NULL, OPT_ENV},
+                                               {"usage", no_argument, NULL, OPT_USAGE},
+                                               {"local", no_argument, NULL, OPT_NOOP},
+                                               {"federation", no_argument, NULL, OPT_NOOP},
+                                               {"whole-hetjob", optional_argument, NULL, OPT_NOOP},
+                                               {NULL, 0, NULL, 0}};
+
+/* One option of the command line (not a filter: sacct_filter_opt); -1 on a bad one. */
+static int sacct_opt_one(sacct_t *s, int c, char *arg)
+{
+    switch (c) {
+    case 'j': /* submitit asks "sacct ... -j 12 -j 13" */
+        if (sacct_check_jobs(arg) < 0)
+            return -1;
+        loom_sbuf_addf(&s->jobs_all, "%s%s", s->jobs_all.len ? "," : "", arg);
+        s->jobs = loom_sbuf_str(&s->jobs_all);
+        break;
+    case 'u':
+        s->users = arg;
+        break;
+    case 'a':
+        s->all = true;
+        break;
+    case 'A':
+        s->accounts = arg;
+        break;
+    case 'S':
+        s->start = arg;
+        break;
+    case 'E':
+        s->end = arg;
+        break;
+    case 's':
+        s->states = arg;
+        break;
+    case 'X':
+        s->allocs = true;
+        break;
+    case 'o':
+        s->format = arg;
+        break;
+    case 'p':
+        s->pf.parsable = 1;
+        break;
+    case 'P':
+        s->pf.parsable = 2;
+        break;
+    case 'n':
+        s->pf.noheader = true;
+        break;
+    case 'b':
+        s->format = SACCT_BRIEF;
+        break;
+    case 'l':
+        s->format = SACCT_LONG;
+        break;
+    case 'r':
+        s->parts = arg;
+        break;
+    case 'e':
+        s->helpformat = true;
+        break;
+    case OPT_NAME:
+        s->names = arg;
+        break;
+    case OPT_JSON:
+        s->json = true;
+        break;
+    case OPT_DELIM:
+        s->pf.delim = arg;
+        break;
+    case 'D':
+        s->duplicates = true;
+        break;
+    case OPT_UNITS:
+    case OPT_NOCONVERT:
+    case OPT_NOOP:
+    case 'v':
+        break;
+    case 'B':
+        s->scripts = 'B';
+        break;
+    case OPT_ENV:
+        s->scripts = 'E';
+        break;
+    case OPT_USAGE:
+        printf("Usage: sacct [options]\n\tUse --help for help\n");
+        exit(0);
+    case 'L':
+        s->clusters = "all";
+        break;
+    case 'M':
+        s->clusters = arg;
+        break;
+    case 'V':
+        loom_cli_version();
+        exit(0);
+    case 'h':
+        printf("Usage: sacct [options]\n");
+        exit(0);
+    default:
+        return -1;
+    }
+    return 0;
+}
+
 static int sacct_opts(sacct_t *s, int argc, char **argv)
 {
-    static const struct option lo[] = {{"jobs", required_argument, NULL, 'j'},
-                                       {"user", required_argument, NULL, 'u'},
-                                       {"allusers", no_argument, NULL, 'a'},
-                                       {"accounts", required_argument, NULL, 'A'},
-                                       {"starttime", required_argument, NULL, 'S'},
-                                       {"endtime", required_argument, NULL, 'E'},
-                                       {"state", required_argument, NULL, 's'},
-                                       {"allocations", no_argument, NULL, 'X'},
-                                       {"format", required_argument, NULL, 'o'},
-                                       {"parsable", no_argument, NULL, 'p'},
-                                       {"parsable2", no_argument, NULL, 'P'},
-                                       {"noheader", no_argument, NULL, 'n'},
-                                       {"brief", no_argument, NULL, 'b'},
-                                       {"long", no_argument, NULL, 'l'},
-                                       {"name", required_argument, NULL, OPT_NAME},
-                                       {"partition", required_argument, NULL, 'r'},
-                                       {"json", no_argument, NULL, OPT_JSON},
-                                       {"helpformat", no_argument, NULL, 'e'},
-                                       {"delimiter", required_argument, NULL, OPT_DELIM},
-                                       {"units", required_argument, NULL, OPT_UNITS},
-                                       {"noconvert", no_argument, NULL, OPT_NOCONVERT},
-                                       {"duplicates", no_argument, NULL, 'D'},
-                                       {"clusters", required_argument, NULL, 'M'},
-                                       {"allclusters", no_argument, NULL, 'L'},
-                                       {"version", no_argument, NULL, 'V'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {"uid", required_argument, NULL, 'u'},
-                                       {"nodelist", required_argument, NULL, 'N'},
-                                       {"nnodes", required_argument, NULL, 'i'},
-                                       {"ncpus", required_argument, NULL, 'I'},
-                                       {"qos", required_argument, NULL, 'q'},
-                                       {"gid", required_argument, NULL, 'g'},
-                                       {"group", required_argument, NULL, 'g'},
-                                       {"wckeys", required_argument, NULL, 'W'},
-                                       {"timelimit-min", required_argument, NULL, 'k'},
-                                       {"timelimit-max", required_argument, NULL, 'K'},
-                                       {"truncate", no_argument, NULL, 'T'},
-                                       {"verbose", no_argument, NULL, 'v'},
-                                       {"batch-script", no_argument, NULL, 'B'},
-                                       {"env-vars", no_argument, NULL, OPT_ENV},
-                                       {"usage", no_argument, NULL, OPT_USAGE},
-                                       {"local", no_argument, NULL, OPT_NOOP},
-                                       {"federation", no_argument, NULL, OPT_NOOP},
-                                       {"whole-hetjob", optional_argument, NULL, OPT_NOOP},
-                                       {NULL, 0, NULL, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "j:u:aA:S:E:s:Xo:pPnblr:eVhvDLM:N:i:I:q:g:W:k:K:TB", lo,
-                            NULL)) != -1) {
-        if (sacct_filter_opt(s, c, optarg))
-            continue;
-        switch (c) {
-        case 'j': /* submitit asks "sacct ... -j 12 -j 13" */
-            if (sacct_check_jobs(optarg) < 0)
-                return -1;
-            loom_sbuf_addf(&s->jobs_all, "%s%s", s->jobs_all.len ? "," : "", optarg);
-            s->jobs = loom_sbuf_str(&s->jobs_all);
-            break;
-        case 'u':
-            s->users = optarg;
-            break;
-        case 'a':
-            s->all = true;
-            break;
-        case 'A':
-            s->accounts = optarg;
-            break;
-        case 'S':
-            s->start = optarg;
-            break;
-        case 'E':
-            s->end = optarg;
-            break;
-        case 's':
-            s->states = optarg;
-            break;
-        case 'X':
-            s->allocs = true;
-            break;
-        case 'o':
-            s->format = optarg;
-            break;
-        case 'p':
-            s->pf.parsable = 1;
-            break;
-        case 'P':
-            s->pf.parsable = 2;
-            break;
-        case 'n':
-            s->pf.noheader = true;
-            break;
-        case 'b':
-            s->format = SACCT_BRIEF;
-            break;
-        case 'l':
-            s->format = SACCT_LONG;
-            break;
-        case 'r':
-            s->parts = optarg;
-            break;
-        case 'e':
-            s->helpformat = true;
-            break;
-        case OPT_NAME:
-            s->names = optarg;
-            break;
-        case OPT_JSON:
-            s->json = true;
-            break;
-        case OPT_DELIM:
-            s->pf.delim = optarg;
-            break;
-        case 'D':
-            s->duplicates = true;
-            break;
-        case OPT_UNITS:
-        case OPT_NOCONVERT:
-        case OPT_NOOP:
-        case 'v':
-            break;
-        case 'B':
-            s->scripts = 'B';
-            break;
-        case OPT_ENV:
-            s->scripts = 'E';
-            break;
-        case OPT_USAGE:
-            printf("Usage: sacct [options]\n\tUse --help for help\n");
-            exit(0);
-        case 'L':
-            s->clusters = "all";
-            break;
-        case 'M':
-            s->clusters = optarg;
-            break;
-        case 'V':
-            loom_cli_version();
-            exit(0);
-        case 'h':
-            printf("Usage: sacct [options]\n");
-            exit(0);
-        default:
+    while ((c = getopt_long(argc, argv, "j:u:aA:S:E:s:Xo:pPnblr:eVhvDLM:N:i:I:q:g:W:k:K:TB",
+                            sacct_longopts, NULL)) != -1) {
+        if (!sacct_filter_opt(s, c, optarg) && sacct_opt_one(s, c, optarg) < 0)
             return -1;
-        }
     }
     if (s->users && sacct_check_users(s->users) < 0)
         return -1;
