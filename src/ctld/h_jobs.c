@@ -546,7 +546,8 @@ static const upd_key_t *h_upd_find(const char *name)
     return NULL;
 }
 
-/* Users may only lower limits and priorities (Slurm's rule); admins anything. */
+/* Users may lower limits, raise a pending job's time limit, and not set a
+ * priority (slurmctld 22.05.8's rules); admins anything. */
 static int h_upd_allowed(const ctld_job_t *job, const upd_key_t *k, const json_t *v, bool admin,
                          loom_err_t *err)
 {
@@ -792,7 +793,7 @@ static int h_job_update(ctld_t *c, const ctld_peer_t *peer, const json_t *req, j
     else
         rc = ctld_array_resolve(c, id, tasks, false, &jobs, &in_meta, &err);
     ctld_array_t *a = rc == 0 && in_meta.n ? ctld_array_find(c, id) : NULL;
-    /* Security: only the owner or an admin; users only lower limits (h_upd_allowed). */
+    /* Security: only the owner or an admin; what a user may change: h_upd_allowed. */
     if (rc == 0)
         rc = h_jobs_may_change_all(c, peer, &jobs, a ? a->meta : NULL, &err);
     /* Pending tasks named one by one leave the meta record to be changed alone. */
